@@ -1,0 +1,55 @@
+// The runtime-agnostic core API. Adapters (ORT, TensorRT, PyTorch) call only these functions:
+// they never compute shapes, workspace sizes or validate on their own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "turbofno/params.h"
+
+namespace turbofno {
+namespace core {
+
+// Names shared by the ONNX node, the ORT op and the TensorRT plugin (one table, see docs/op.md).
+constexpr const char* kOpType = "SpectralConv";        // ONNX op_type == TensorRT plugin name
+constexpr const char* kOpDomain = "ai.turbofno";       // ONNX domain (TensorRT ignores it)
+constexpr int kOpVersion = 1;                          // ONNX opset version of kOpDomain
+constexpr const char* kPluginVersion = "1";            // TensorRT plugin_version attribute
+constexpr const char* kAttrModesLow = "modes_low";     // INTS, length d
+constexpr const char* kAttrModesHigh = "modes_high";   // INTS, length d, last entry 0
+constexpr const char* kAttrNorm = "norm";              // INT: 0 backward, 1 forward, 2 ortho
+constexpr const char* kAttrSeparable = "separable";    // INT: 0 or 1
+
+// Result of a core call. The core never throws; adapters turn a failure into their own error
+// and prefix the node name.
+struct Status {
+    bool ok = true;
+    std::string message;
+    static Status success() { return {}; }
+    static Status error(std::string msg) { return {false, std::move(msg)}; }
+};
+
+// Attribute checks that need no tensor shape (rank 1..3, counts >= 0, last modes_high == 0,
+// norm and separable in range). modesLowCount / modesHighCount are the attribute lengths.
+Status validateAttrs(const SpectralConvAttrs& attrs, int64_t modesLowCount, int64_t modesHighCount);
+
+// Full validation from tensor shapes; fills `shape`. biasDims == nullptr means no bias input.
+// Checks: x rank == d + 2, weight rank == d + 3 and dims [Cin, Cout, K..., 2], bias [Cout],
+// sizes > 0, kept modes within range (p+q <= S_j, k <= S_d/2 + 1, at least one mode kept),
+// and that no element count or workspace overflows.
+Status inferShape(const SpectralConvAttrs& attrs,
+                  const int64_t* xDims, int xRank,
+                  const int64_t* wDims, int wRank,
+                  const int64_t* biasDims, int biasRank,
+                  SpectralConvShape* shape);
+
+// Output dims = [N, Cout, S_1..S_d]; writes shape.rank + 2 values.
+void outputDims(const SpectralConvShape& shape, int64_t* dims);
+
+// Scratch bytes the CPU / CUDA kernel needs for one call (0 allowed).
+size_t cpuWorkspaceBytes(const SpectralConvShape& shape, int numThreads);
+size_t cudaWorkspaceBytes(const SpectralConvShape& shape, DataType dtype);
+
+}  // namespace core
+}  // namespace turbofno

@@ -1,0 +1,51 @@
+// SpectralConv: the one parameter struct every adapter fills in.
+// No ONNX Runtime, TensorRT or PyTorch include may appear here (see docs/op.md).
+#pragma once
+
+#include <cstdint>
+
+namespace turbofno {
+namespace core {
+
+constexpr int kMaxRank = 3;  // spatial rank d: 1, 2 or 3
+
+// Element type of x, weight, bias and y (all four share it). Compute is always fp32.
+enum class DataType : int32_t { kFloat32 = 0, kFloat16 = 1, kBFloat16 = 2 };
+
+// torch.fft norm. The layer is linear and rfftn/irfftn scales always multiply to 1/prod(S),
+// so the output does not depend on it; it is kept for fidelity and validated.
+enum class FftNorm : int32_t { kBackward = 0, kForward = 1, kOrtho = 2 };
+
+// Node attributes, exactly as they appear in ONNX (and as TensorRT creator fields).
+struct SpectralConvAttrs {
+    int32_t rank = 0;                    // d = number of entries in modes_low / modes_high
+    int32_t modesLow[kMaxRank] = {};     // p_j: keep frequencies 0..p_j-1 (last axis: 0..k-1)
+    int32_t modesHigh[kMaxRank] = {};    // q_j: keep frequencies S_j-q_j..S_j-1; last axis: 0
+    FftNorm norm = FftNorm::kBackward;
+    int32_t separable = 0;               // 1: depthwise, weight [C, 1, K..., 2], Cout = Cin
+};
+
+// Shapes after validation. Every count fits in int64 and every tensor has < 2^31 elements.
+struct SpectralConvShape {
+    int32_t rank = 0;
+    int64_t batch = 0;                   // N
+    int64_t inChannels = 0;              // Cin
+    int64_t outChannels = 0;             // Cout
+    int64_t spatial[kMaxRank] = {};      // S_1..S_d (input and output)
+    int64_t kept[kMaxRank] = {};         // K_j = p_j + q_j (last axis: k)
+    bool hasBias = false;
+};
+
+// Everything a kernel needs. Tensors are dense, row-major (C-contiguous).
+struct SpectralConvParams {
+    SpectralConvAttrs attrs;
+    SpectralConvShape shape;
+    DataType dtype = DataType::kFloat32;
+    const void* x = nullptr;       // [N, Cin, S_1..S_d]
+    const void* weight = nullptr;  // [Cin, Cout, K_1..K_d, 2] (separable: [C, 1, K_1..K_d, 2])
+    const void* bias = nullptr;    // [Cout] or nullptr
+    void* y = nullptr;             // [N, Cout, S_1..S_d]
+};
+
+}  // namespace core
+}  // namespace turbofno

@@ -1,0 +1,5 @@
+import sys
+
+from turbofno.cli import main
+
+sys.exit(main())
