@@ -1,0 +1,363 @@
+// See op_common.h. Uses the ORT C API only (no exceptions cross it).
+#include "op_common.h"
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <new>
+#include <vector>
+
+namespace turbofno {
+namespace ort {
+namespace {
+
+std::atomic<const OrtApi*> gApi{nullptr};
+
+// Frees an ORT-owned object on scope exit.
+struct TypeShapeGuard {
+    OrtTensorTypeAndShapeInfo* p = nullptr;
+    ~TypeShapeGuard() {
+        if (p) api()->ReleaseTensorTypeAndShapeInfo(p);
+    }
+};
+
+// Copies and releases an ORT status's message.
+std::string takeMessage(OrtStatus* st) {
+    std::string msg = api()->GetErrorMessage(st);
+    api()->ReleaseStatus(st);
+    return msg;
+}
+
+// ORT does not expose "has attribute"; a missing optional attribute is the error whose text says so.
+bool isMissingAttribute(const std::string& msg) { return msg.find("No attribute") != std::string::npos; }
+
+OrtStatus* readIntsAttr(const OrtKernelInfo* info, const NodeState& node, const char* name,
+                        std::vector<int64_t>* values) {
+    size_t size = 0;
+    if (OrtStatus* st = api()->KernelInfoGetAttributeArray_int64(info, name, nullptr, &size)) {
+        const std::string msg = takeMessage(st);
+        if (isMissingAttribute(msg)) return nodeError(node.name, std::string("required attribute '") + name + "' (INTS) is missing");
+        return nodeError(node.name, std::string("attribute '") + name + "' must be INTS: " + msg);
+    }
+    values->assign(size, 0);
+    if (size == 0) return nullptr;
+    if (OrtStatus* st = api()->KernelInfoGetAttributeArray_int64(info, name, values->data(), &size)) {
+        return nodeError(node.name, std::string("attribute '") + name + "': " + takeMessage(st));
+    }
+    return nullptr;
+}
+
+OrtStatus* readIntAttr(const OrtKernelInfo* info, const NodeState& node, const char* name, int64_t dflt,
+                       int64_t* value) {
+    if (OrtStatus* st = api()->KernelInfoGetAttribute_int64(info, name, value)) {
+        const std::string msg = takeMessage(st);
+        if (isMissingAttribute(msg)) {
+            *value = dflt;
+            return nullptr;
+        }
+        return nodeError(node.name, std::string("attribute '") + name + "' must be an INT: " + msg);
+    }
+    return nullptr;
+}
+
+// int64 attribute -> the int32 field of SpectralConvAttrs (TensorRT narrows the same way).
+OrtStatus* narrow(const NodeState& node, const std::string& what, int64_t v, int32_t* out) {
+    if (v < INT32_MIN || v > INT32_MAX) {
+        return nodeError(node.name, what + " = " + std::to_string(v) + " is out of the int32 range");
+    }
+    *out = static_cast<int32_t>(v);
+    return nullptr;
+}
+
+const char* dtypeName(ONNXTensorElementDataType t) {
+    switch (t) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return "float32";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return "float64";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return "int32";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return "int64";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return "int8";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return "uint8";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return "bool";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
+        default: return "an unsupported type";
+    }
+}
+
+// Shape and element type of one input tensor.
+struct InputDesc {
+    const OrtValue* value = nullptr;
+    ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    std::vector<int64_t> dims;
+};
+
+OrtStatus* describeInput(OrtKernelContext* ctx, const NodeState& node, size_t index, const char* name,
+                         InputDesc* desc) {
+    if (OrtStatus* st = api()->KernelContext_GetInput(ctx, index, &desc->value)) {
+        return nodeError(node.name, std::string("cannot read input '") + name + "': " + takeMessage(st));
+    }
+    if (!desc->value) return nullptr;  // omitted optional input
+    int isTensor = 0;
+    if (OrtStatus* st = api()->IsTensor(desc->value, &isTensor)) return nodeError(node.name, takeMessage(st));
+    if (!isTensor) return nodeError(node.name, std::string("input '") + name + "' must be a tensor");
+    TypeShapeGuard info;
+    if (OrtStatus* st = api()->GetTensorTypeAndShape(desc->value, &info.p)) return nodeError(node.name, takeMessage(st));
+    size_t rank = 0;
+    OrtStatus* st = api()->GetTensorElementType(info.p, &desc->type);
+    if (!st) st = api()->GetDimensionsCount(info.p, &rank);
+    if (!st) {
+        desc->dims.assign(rank, 0);
+        if (rank) st = api()->GetDimensions(info.p, desc->dims.data(), rank);
+    }
+    if (st) return nodeError(node.name, std::string("input '") + name + "': " + takeMessage(st));
+    return nullptr;
+}
+
+// --- OrtCustomOp callbacks shared by every EP ---
+
+const char* ORT_API_CALL opName(const OrtCustomOp*) { return core::kOpType; }
+size_t ORT_API_CALL inputCount(const OrtCustomOp*) { return 3; }
+size_t ORT_API_CALL outputCount(const OrtCustomOp*) { return 1; }
+// UNDEFINED = any tensor type; the output takes the inputs' type. Unsupported types are rejected
+// in prepareRun with a message naming the node, instead of ORT's generic "no kernel found".
+ONNXTensorElementDataType ORT_API_CALL anyType(const OrtCustomOp*, size_t) {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+}
+OrtCustomOpInputOutputCharacteristic ORT_API_CALL inputCharacteristic(const OrtCustomOp*, size_t index) {
+    return index == 2 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+}
+OrtCustomOpInputOutputCharacteristic ORT_API_CALL outputCharacteristic(const OrtCustomOp*, size_t) {
+    return INPUT_OUTPUT_REQUIRED;
+}
+OrtMemType ORT_API_CALL inputMemoryType(const OrtCustomOp*, size_t) { return OrtMemTypeDefault; }
+int ORT_API_CALL variadicMinArity(const OrtCustomOp*) { return 1; }
+int ORT_API_CALL variadicHomogeneity(const OrtCustomOp*) { return 1; }
+int ORT_API_CALL startVersion(const OrtCustomOp*) { return core::kOpVersion; }
+int ORT_API_CALL endVersion(const OrtCustomOp*) { return core::kOpVersion; }
+
+// Output shape inference: [N, Cout, S_1..S_d] where known. It never fails: a node whose shapes are
+// invalid is reported, with its name, when the kernel runs.
+OrtStatusPtr ORT_API_CALL inferOutputShape(const OrtCustomOp*, OrtShapeInferContext* ctx) {
+    const OrtApi* a = api();
+    size_t n = 0;
+    if (OrtStatus* st = a->ShapeInferContext_GetInputCount(ctx, &n)) {
+        a->ReleaseStatus(st);
+        return nullptr;
+    }
+    if (n < 2) return nullptr;
+    InputDesc x, w;
+    std::vector<std::string> xNames;  // x's symbolic dim names (copied: they live in the released info)
+    for (size_t i = 0; i < 2; ++i) {
+        InputDesc& d = i == 0 ? x : w;
+        // Owned by the context (ORT's own lite-op wrapper releases ownership too): not freed here.
+        struct { OrtTensorTypeAndShapeInfo* p = nullptr; } info;
+        if (OrtStatus* st = a->ShapeInferContext_GetInputTypeShape(ctx, i, &info.p)) {
+            a->ReleaseStatus(st);
+            return nullptr;
+        }
+        size_t rank = 0;
+        OrtStatus* st = a->GetTensorElementType(info.p, &d.type);
+        if (!st) st = a->GetDimensionsCount(info.p, &rank);
+        if (!st) {
+            d.dims.assign(rank, -1);
+            if (rank) st = a->GetDimensions(info.p, d.dims.data(), rank);
+        }
+        if (!st && i == 0 && rank) {
+            std::vector<const char*> sym(rank, nullptr);
+            st = a->GetSymbolicDimensions(info.p, sym.data(), rank);
+            if (!st) {
+                for (const char* s : sym) xNames.emplace_back(s ? s : "");
+            }
+        }
+        if (st) {
+            a->ReleaseStatus(st);
+            return nullptr;
+        }
+    }
+    if (x.dims.size() < 3 || w.dims.size() != x.dims.size() + 1) return nullptr;  // rank errors: reported at run time
+
+    int64_t separable = 0;
+    const OrtOpAttr* attr = nullptr;
+    if (OrtStatus* st = a->ShapeInferContext_GetAttribute(ctx, core::kAttrSeparable, &attr)) {
+        a->ReleaseStatus(st);
+        attr = nullptr;
+    }
+    if (attr) {
+        size_t got = 0;
+        if (OrtStatus* st = a->ReadOpAttr(attr, ORT_OP_ATTR_INT, &separable, sizeof(separable), &got)) {
+            a->ReleaseStatus(st);
+            return nullptr;
+        }
+    }
+    std::vector<int64_t> yDims = x.dims;
+    yDims[1] = separable ? x.dims[1] : w.dims[1];
+    std::vector<const char*> ySym(yDims.size(), "");
+    for (size_t k = 0; k < ySym.size() && k < xNames.size(); ++k) ySym[k] = xNames[k].c_str();
+    if (!separable) ySym[1] = "";
+
+    TypeShapeGuard out;
+    OrtStatus* st = a->CreateTensorTypeAndShapeInfo(&out.p);
+    if (!st) st = a->SetTensorElementType(out.p, x.type);
+    if (!st) st = a->SetDimensions(out.p, yDims.data(), yDims.size());
+    if (!st) st = a->SetSymbolicDimensions(out.p, ySym.data(), ySym.size());
+    if (!st) st = a->ShapeInferContext_SetOutputTypeShape(ctx, 0, out.p);
+    if (st) a->ReleaseStatus(st);
+    return nullptr;
+}
+
+}  // namespace
+
+const OrtApi* api() { return gApi.load(std::memory_order_acquire); }
+void setApi(const OrtApi* a) { gApi.store(a, std::memory_order_release); }
+
+OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code) {
+    const std::string msg = std::string(core::kOpType) + " node '" + node + "': " + problem;
+    return api()->CreateStatus(code, msg.c_str());
+}
+
+OrtStatus* nodeError(const std::string& node, const std::string& problem) {
+    return nodeError(node, problem, ORT_INVALID_ARGUMENT);
+}
+
+OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
+    size_t size = 0;
+    if (OrtStatus* st = api()->KernelInfo_GetNodeName(info, nullptr, &size)) {
+        api()->ReleaseStatus(st);
+    } else if (size > 0) {
+        std::vector<char> buf(size, '\0');
+        if (OrtStatus* st2 = api()->KernelInfo_GetNodeName(info, buf.data(), &size)) {
+            api()->ReleaseStatus(st2);
+        } else {
+            node->name.assign(buf.data(), strnlen(buf.data(), buf.size()));
+        }
+    }
+
+    std::vector<int64_t> low, high;
+    if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesLow, &low)) return st;
+    if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesHigh, &high)) return st;
+    int64_t norm = 0, separable = 0;
+    if (OrtStatus* st = readIntAttr(info, *node, core::kAttrNorm, 0, &norm)) return st;
+    if (OrtStatus* st = readIntAttr(info, *node, core::kAttrSeparable, 0, &separable)) return st;
+
+    core::SpectralConvAttrs attrs;
+    const size_t d = low.size();
+    if (d >= 1 && d <= static_cast<size_t>(core::kMaxRank) && high.size() == d) {
+        attrs.rank = static_cast<int32_t>(d);
+        for (size_t j = 0; j < d; ++j) {
+            const std::string idx = "[" + std::to_string(j) + "]";
+            if (OrtStatus* st = narrow(*node, std::string(core::kAttrModesLow) + idx, low[j], &attrs.modesLow[j])) return st;
+            if (OrtStatus* st = narrow(*node, std::string(core::kAttrModesHigh) + idx, high[j], &attrs.modesHigh[j])) return st;
+        }
+    }
+    int32_t norm32 = 0;
+    if (OrtStatus* st = narrow(*node, core::kAttrNorm, norm, &norm32)) return st;
+    if (OrtStatus* st = narrow(*node, core::kAttrSeparable, separable, &attrs.separable)) return st;
+    attrs.norm = static_cast<core::FftNorm>(norm32);
+
+    const core::Status v = core::validateAttrs(attrs, static_cast<int64_t>(low.size()), static_cast<int64_t>(high.size()));
+    if (!v.ok) return nodeError(node->name, v.message);
+    node->attrs = attrs;
+    return nullptr;
+}
+
+OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned supported, const char* epName,
+                      RunTensors* run) {
+    size_t count = 0;
+    if (OrtStatus* st = api()->KernelContext_GetInputCount(ctx, &count)) return nodeError(node.name, takeMessage(st));
+    if (count < 2 || count > 3) {
+        return nodeError(node.name, "expects inputs (x, weight[, bias]), got " + std::to_string(count));
+    }
+    InputDesc x, w, b;
+    if (OrtStatus* st = describeInput(ctx, node, 0, "x", &x)) return st;
+    if (OrtStatus* st = describeInput(ctx, node, 1, "weight", &w)) return st;
+    if (count == 3) {
+        if (OrtStatus* st = describeInput(ctx, node, 2, "bias", &b)) return st;
+    }
+    if (!x.value || !w.value) return nodeError(node.name, "inputs x and weight are required");
+
+    core::DataType dtype;
+    unsigned bit = 0;
+    switch (x.type) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: dtype = core::DataType::kFloat32; bit = kSupportFloat; break;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: dtype = core::DataType::kFloat16; bit = kSupportFloat16; break;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: dtype = core::DataType::kBFloat16; bit = kSupportBFloat16; break;
+        default:
+            return nodeError(node.name, std::string("x has dtype ") + dtypeName(x.type) +
+                                            "; SpectralConv supports float32, float16 and bfloat16");
+    }
+    if (!(supported & bit)) {
+        return nodeError(node.name, std::string("x has dtype ") + dtypeName(x.type) + ", which the " + epName +
+                                        " kernel does not support" +
+                                        (bit == kSupportBFloat16 ? " (bfloat16 needs the CUDA execution provider)" : ""));
+    }
+    if (w.type != x.type) {
+        return nodeError(node.name, std::string("mixed dtypes: x is ") + dtypeName(x.type) + " but weight is " +
+                                        dtypeName(w.type) + "; all inputs must share one type");
+    }
+    if (b.value && b.type != x.type) {
+        return nodeError(node.name, std::string("mixed dtypes: x is ") + dtypeName(x.type) + " but bias is " +
+                                        dtypeName(b.type) + "; all inputs must share one type");
+    }
+
+    core::SpectralConvParams& p = run->params;
+    p = core::SpectralConvParams{};
+    p.attrs = node.attrs;
+    p.dtype = dtype;
+    run->onnxType = x.type;
+    int64_t biasDimsBuf[1] = {0};
+    const int64_t* biasDims = nullptr;
+    int biasRank = 0;
+    if (b.value) {
+        biasRank = static_cast<int>(b.dims.size());
+        biasDims = biasRank ? b.dims.data() : biasDimsBuf;  // non-null: the bias is present
+    }
+    const core::Status st = core::inferShape(node.attrs, x.dims.data(), static_cast<int>(x.dims.size()), w.dims.data(),
+                                             static_cast<int>(w.dims.size()), biasDims, biasRank, &p.shape);
+    if (!st.ok) return nodeError(node.name, st.message);
+
+    int64_t yDims[core::kMaxRank + 2];
+    core::outputDims(p.shape, yDims);
+    OrtValue* y = nullptr;
+    if (OrtStatus* e = api()->KernelContext_GetOutput(ctx, 0, yDims, p.shape.rank + 2, &y)) {
+        return nodeError(node.name, "cannot allocate the output: " + takeMessage(e), ORT_FAIL);
+    }
+    void* xData = nullptr;
+    void* wData = nullptr;
+    void* bData = nullptr;
+    OrtStatus* e = api()->GetTensorMutableData(const_cast<OrtValue*>(x.value), &xData);
+    if (!e) e = api()->GetTensorMutableData(const_cast<OrtValue*>(w.value), &wData);
+    if (!e && b.value) e = api()->GetTensorMutableData(const_cast<OrtValue*>(b.value), &bData);
+    if (!e) e = api()->GetTensorMutableData(y, &p.y);
+    if (e) return nodeError(node.name, takeMessage(e), ORT_FAIL);
+    if (!xData || !wData || (b.value && !bData) || !p.y) {
+        return nodeError(node.name, "a tensor has no data", ORT_FAIL);
+    }
+    p.x = xData;
+    p.weight = wData;
+    p.bias = bData;
+    return nullptr;
+}
+
+void fillCommonOp(OrtCustomOp* op) {
+    std::memset(op, 0, sizeof(*op));
+    op->version = kOrtApiVersion;
+    op->GetName = opName;
+    op->GetInputType = anyType;
+    op->GetInputTypeCount = inputCount;
+    op->GetOutputType = anyType;
+    op->GetOutputTypeCount = outputCount;
+    op->GetInputCharacteristic = inputCharacteristic;
+    op->GetOutputCharacteristic = outputCharacteristic;
+    op->GetInputMemoryType = inputMemoryType;
+    op->GetVariadicInputMinArity = variadicMinArity;
+    op->GetVariadicInputHomogeneity = variadicHomogeneity;
+    op->GetVariadicOutputMinArity = variadicMinArity;
+    op->GetVariadicOutputHomogeneity = variadicHomogeneity;
+    op->InferOutputShapeFn = inferOutputShape;
+    op->GetStartVersion = startVersion;
+    op->GetEndVersion = endVersion;
+}
+
+}  // namespace ort
+}  // namespace turbofno

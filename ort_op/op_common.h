@@ -1,0 +1,59 @@
+// The execution-provider-independent part of the ORT SpectralConv op: attribute reading, validation,
+// input/output plumbing and the OrtCustomOp callbacks every EP shares. op_cpu.cc and op_cuda.cc add
+// only their kernel call. Errors are returned as OrtStatus* (ORT_INVALID_ARGUMENT) formatted
+// "SpectralConv node '<name>': <problem>"; nothing here throws across the C API.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <onnxruntime_c_api.h>
+
+#include "turbofno/core.h"
+
+namespace turbofno {
+namespace ort {
+
+// The ORT C API version this library requests and declares in OrtCustomOp::version. 17 is the
+// first with CreateKernelV2/KernelComputeV2 (16) and InferOutputShapeFn (17): ONNX Runtime >= 1.17.
+constexpr uint32_t kOrtApiVersion = 17;
+
+// The OrtApi handed to RegisterCustomOps (set once there, read by every callback).
+const OrtApi* api();
+void setApi(const OrtApi* api);
+
+// Node-level state built at kernel creation (attributes read and validated).
+struct NodeState {
+    std::string name;
+    core::SpectralConvAttrs attrs;
+};
+
+// ORT_INVALID_ARGUMENT status "SpectralConv node '<node>': <problem>".
+OrtStatus* nodeError(const std::string& node, const std::string& problem);
+OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code);
+
+// Reads the node name and the attributes modes_low, modes_high, norm, separable from `info`
+// and runs core::validateAttrs.
+OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node);
+
+// One run's inputs and output, resolved and validated.
+struct RunTensors {
+    core::SpectralConvParams params;    // shape, dtype and data pointers filled
+    ONNXTensorElementDataType onnxType = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+};
+
+// Bit mask of the element types a kernel supports (kSupportFloat | ...).
+enum : unsigned { kSupportFloat = 1u, kSupportFloat16 = 2u, kSupportBFloat16 = 4u };
+
+// Reads x, weight and the optional bias from `ctx`, checks dtypes against `supported` (`epName`
+// names the kernel in the message), runs core::inferShape and allocates the output.
+OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned supported, const char* epName,
+                      RunTensors* run);
+
+// Fills the EP-independent OrtCustomOp callbacks: name, 3 inputs (bias optional) and 1 output of
+// any tensor type (checked at run time, so a bad dtype gets a clear error), output shape inference,
+// version. The caller sets GetExecutionProviderType, CreateKernelV2, KernelComputeV2, KernelDestroy.
+void fillCommonOp(OrtCustomOp* op);
+
+}  // namespace ort
+}  // namespace turbofno

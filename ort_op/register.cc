@@ -1,0 +1,62 @@
+// The library's one exported symbol: RegisterCustomOps adds the SpectralConv ops (CPU, and CUDA when
+// built) to the custom-op domain ai.turbofno of a session. Requests ORT C API version
+// kOrtApiVersion (17): ONNX Runtime >= 1.17 is supported; older runtimes get a clear error.
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <onnxruntime_c_api.h>
+
+#include "op_common.h"
+#include "op_cpu.h"
+#ifdef TURBOFNO_WITH_CUDA
+#include "op_cuda.h"
+#endif
+
+namespace {
+
+// One domain object per process, shared by every session that registers the library. ORT keeps a
+// pointer to it, so it is never released.
+OrtStatus* sharedDomain(const OrtApi* api, OrtCustomOpDomain** out) {
+    static std::once_flag once;
+    static OrtCustomOpDomain* domain = nullptr;
+    static OrtStatus* error = nullptr;
+    std::call_once(once, [api] {
+        using turbofno::core::kOpDomain;
+        if ((error = api->CreateCustomOpDomain(kOpDomain, &domain))) return;
+        std::vector<const OrtCustomOp*> ops{turbofno::ort::cpuCustomOp()};
+#ifdef TURBOFNO_WITH_CUDA
+        for (const OrtCustomOp* op : turbofno::ort::cudaCustomOps()) ops.push_back(op);
+#endif
+        for (const OrtCustomOp* op : ops) {
+            if ((error = api->CustomOpDomain_Add(domain, const_cast<OrtCustomOp*>(op)))) return;
+        }
+    });
+    if (error) {
+        // Hand out a copy: the caller releases what it receives.
+        return api->CreateStatus(api->GetErrorCode(error), api->GetErrorMessage(error));
+    }
+    *out = domain;
+    return nullptr;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) OrtStatus* ORT_API_CALL
+RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* apiBase) {
+    if (!apiBase || !options) return nullptr;  // nothing to report the error through
+    const OrtApi* api = apiBase->GetApi(turbofno::ort::kOrtApiVersion);
+    if (!api) {
+        // Older runtime: the version-1 API is enough to say so.
+        const OrtApi* v1 = apiBase->GetApi(1);
+        if (!v1) return nullptr;
+        const std::string msg = std::string("libturbofno_ort needs ONNX Runtime >= 1.17 (C API version ") +
+                                std::to_string(turbofno::ort::kOrtApiVersion) + "); this runtime is " +
+                                apiBase->GetVersionString();
+        return v1->CreateStatus(ORT_FAIL, msg.c_str());
+    }
+    turbofno::ort::setApi(api);
+    OrtCustomOpDomain* domain = nullptr;
+    if (OrtStatus* st = sharedDomain(api, &domain)) return st;
+    return api->AddCustomOpDomain(options, domain);
+}
