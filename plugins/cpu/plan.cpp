@@ -1,0 +1,77 @@
+#include "plan.h"
+
+#include <algorithm>
+
+namespace turbofno {
+namespace cpu {
+namespace {
+
+int64_t align16(int64_t n) { return (n + 15) / 16 * 16; }
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Channels per task: enough rows to keep the GEMM busy, yet at least ~2 tasks per thread.
+int64_t channelBlock(int64_t batch, int64_t channels, int64_t rows, int threads) {
+    int64_t block = std::min<int64_t>(channels, std::max<int64_t>(1, ceilDiv(256, rows)));
+    while (block > 1 && batch * ceilDiv(channels, block) < 2 * static_cast<int64_t>(threads)) block = ceilDiv(block, 2);
+    return block;
+}
+
+}  // namespace
+
+CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::DataType dtype, int numThreads) {
+    CpuPlan p;
+    p.rank = shape.rank;
+    p.batch = shape.batch;
+    p.cin = shape.inChannels;
+    p.cout = shape.outChannels;
+    p.separable = separable;
+    p.convert = dtype != core::DataType::kFloat32;
+    p.threads = std::max(1, numThreads);
+    const int d = p.rank;
+    p.rows = 1;
+    p.points = 1;
+    p.modes = 1;
+    for (int j = 0; j < d; ++j) {
+        p.S[j] = shape.spatial[j];
+        p.K[j] = shape.kept[j];
+        p.points *= p.S[j];
+        p.modes *= p.K[j];
+        if (j < d - 1) p.rows *= p.S[j];
+    }
+    p.k = p.K[d - 1];
+
+    p.fwdBlock = channelBlock(p.batch, p.cin, p.rows, p.threads);
+    p.invBlock = channelBlock(p.batch, p.cout, p.rows, p.threads);
+    p.mixModes = std::min<int64_t>(p.modes, 128);
+    const int64_t modeBlocks = ceilDiv(p.modes, p.mixModes);
+    p.mixOutBlock = std::max<int64_t>(1, p.cout / std::max<int64_t>(1, ceilDiv(4 * p.threads, modeBlocks)));
+
+    int64_t off = 0;
+    auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
+    p.offFwdLast = take(p.S[d - 1] * 2 * p.k);
+    for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
+    for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.S[j] * p.K[j]);
+    p.offInvLast = take(2 * p.k * p.S[d - 1]);
+    p.offXs = take(p.batch * p.cin * p.modes * 2);
+    p.offYs = take(p.batch * p.cout * p.modes * 2);
+    p.offBias = take(p.convert ? p.cout : 0);
+
+    // Per-thread scratch.
+    const int64_t slab = p.rows * 2 * p.k;  // one channel's [S_1..S_{d-1}, 2k] intermediate (upper bound)
+    const int64_t block = std::max(p.fwdBlock, p.invBlock);
+    int64_t t = 0;
+    auto takeT = [&t](int64_t n) { const int64_t at = t; t += align16(n); return at; };
+    p.tConv = takeT(p.convert ? block * p.points : 0);
+    p.tBig = takeT(block * slab);
+    p.tBufA = takeT(slab);
+    p.tBufB = takeT(slab);
+    p.tProd = takeT(2 * slab);
+    p.tWeight = takeT(p.convert ? 2 * p.mixModes : 0);
+    p.threadFloats = align16(t);
+    p.offThreads = off;
+    p.totalFloats = off + p.threadFloats * p.threads;
+    return p;
+}
+
+}  // namespace cpu
+}  // namespace turbofno

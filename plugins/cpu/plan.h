@@ -1,0 +1,57 @@
+// Sizes, blocking and workspace layout of one CPU SpectralConv call. Shared by cpuWorkspaceBytes
+// and runCpu so that both always agree.
+//
+// Data layouts (all fp32, complex values interleaved re,im):
+//   spectrum  Xs [N][Cin][K_1..K_{d-1}][k][2], Ys [N][Cout][...] (same mode order as the weight)
+//   per channel intermediates during the axis transforms: [dims..., 2k], each leading dim either
+//   a spatial size S_j (not yet / already transformed) or a kept count K_j.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "turbofno/params.h"
+
+namespace turbofno {
+namespace cpu {
+
+struct CpuPlan {
+    int rank = 0;                 // d
+    int64_t batch = 0, cin = 0, cout = 0;
+    int64_t S[core::kMaxRank] = {};
+    int64_t K[core::kMaxRank] = {};
+    int64_t k = 0;                // kept modes on the last axis (K[d-1])
+    int64_t rows = 0;             // R = S_1 * .. * S_{d-1} (1 for d == 1)
+    int64_t points = 0;           // prod(S)
+    int64_t modes = 0;            // Kt = prod(K)
+    bool separable = false;
+    bool convert = false;         // dtype != fp32: inputs / outputs go through fp32 scratch
+
+    int threads = 1;
+    int64_t fwdBlock = 1;         // channels per forward task
+    int64_t invBlock = 1;         // output channels per inverse task
+    int64_t mixModes = 1;         // complex modes per mixing task
+    int64_t mixOutBlock = 1;      // output channels per mixing task
+
+    // Offsets in floats from the (64-byte aligned) workspace base.
+    int64_t offFwdLast = 0;                  // [S_d][2k]
+    int64_t offFwdAxis[core::kMaxRank] = {}; // axis j < d-1: [2K_j][S_j]
+    int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [2S_j][K_j]
+    int64_t offInvLast = 0;                  // [2k][S_d], C2R weights and 1/prod(S) folded in
+    int64_t offXs = 0, offYs = 0;
+    int64_t offBias = 0;                     // [Cout] bias in fp32 (converted inputs only)
+    int64_t offThreads = 0;
+    int64_t threadFloats = 0;                // per-thread scratch, a multiple of 16
+    // Offsets inside one thread's scratch.
+    int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0;
+    int64_t totalFloats = 0;
+};
+
+// numThreads >= 1. The shape must have passed core::inferShape.
+CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::DataType dtype, int numThreads);
+
+// Bytes of workspace for the plan: totalFloats * 4 plus slack for aligning the base pointer.
+inline size_t planBytes(const CpuPlan& plan) { return static_cast<size_t>(plan.totalFloats) * 4 + 64; }
+
+}  // namespace cpu
+}  // namespace turbofno

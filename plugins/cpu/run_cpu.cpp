@@ -1,0 +1,193 @@
+// runCpu: forward truncated DFT -> per-mode channel mixing -> inverse truncated DFT, each stage a
+// parallel loop over independent tasks, every DFT a small GEMM against precomputed tables.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "convert.h"
+#include "kernels.h"
+#include "plan.h"
+#include "thread_pool.h"
+#include "transforms.h"
+#include "turbofno/cpu.h"
+#include "twiddle.h"
+
+namespace turbofno {
+namespace core {
+namespace {
+
+using cpu::CpuPlan;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int resolveThreads(int numThreads) { return numThreads > 0 ? std::min(numThreads, 1024) : defaultCpuThreads(); }
+
+struct Run {
+    const CpuPlan& plan;
+    const SpectralConvParams& params;
+    const cpu::CpuKernels& kern;
+    float* base;  // aligned workspace
+
+    float* tables() const { return base; }
+    float* xs() const { return base + plan.offXs; }
+    float* ys() const { return base + plan.offYs; }
+    float* thread(int worker) const { return base + plan.offThreads + worker * plan.threadFloats; }
+    cpu::AxisScratch axisScratch(int worker) const {
+        float* t = thread(worker);
+        return {t + plan.tBufA, t + plan.tBufB, t + plan.tProd};
+    }
+
+    // Task: channels [c0, c0 + count) of batch n -> their kept spectrum in Xs.
+    void forward(int64_t task, int worker) const {
+        const int64_t blocks = ceilDiv(plan.cin, plan.fwdBlock);
+        const int64_t n = task / blocks, c0 = (task % blocks) * plan.fwdBlock;
+        const int64_t count = std::min(plan.fwdBlock, plan.cin - c0);
+        const int64_t first = (n * plan.cin + c0) * plan.points;  // element offset into x
+        const int64_t Sd = plan.S[plan.rank - 1], cols = 2 * plan.k;
+        float* t = thread(worker);
+        const float* x;
+        if (plan.convert) {
+            cpu::loadAsFloat(static_cast<const uint16_t*>(params.x) + first, params.dtype, count * plan.points,
+                             t + plan.tConv);
+            x = t + plan.tConv;
+        } else {
+            x = static_cast<const float*>(params.x) + first;
+        }
+        float* spec = xs() + (n * plan.cin + c0) * plan.modes * 2;
+        float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;  // [count][R][2k]
+        kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, cols, nullptr, 1);
+        if (plan.rank == 1) return;
+        for (int64_t c = 0; c < count; ++c)
+            cpu::forwardAxes(plan, kern, tables(), lastAxis + c * plan.rows * cols, spec + c * plan.modes * 2,
+                             axisScratch(worker));
+    }
+
+    // Task: output channels [o0, o0 + count) of one block of modes, all batches.
+    void mix(int64_t task, int worker) const {
+        const int64_t modeBlocks = ceilDiv(plan.modes, plan.mixModes);
+        const int64_t m0 = (task % modeBlocks) * plan.mixModes;
+        const int64_t o0 = (task / modeBlocks) * plan.mixOutBlock;
+        const int64_t mc = std::min(plan.mixModes, plan.modes - m0);
+        const int64_t oEnd = std::min(plan.cout, o0 + plan.mixOutBlock);
+        const int64_t wOut = plan.separable ? 1 : plan.cout;  // weight dim 1
+        float* wBuf = thread(worker) + plan.tWeight;
+        for (int64_t o = o0; o < oEnd; ++o) {
+            for (int64_t n = 0; n < plan.batch; ++n) {
+                float* y = ys() + ((n * plan.cout + o) * plan.modes + m0) * 2;
+                std::fill(y, y + 2 * mc, 0.0f);
+            }
+            const int64_t iBegin = plan.separable ? o : 0, iEnd = plan.separable ? o + 1 : plan.cin;
+            for (int64_t i = iBegin; i < iEnd; ++i) {
+                const int64_t wOff = ((i * wOut + (plan.separable ? 0 : o)) * plan.modes + m0) * 2;
+                const float* w;
+                if (plan.convert) {
+                    cpu::loadAsFloat(static_cast<const uint16_t*>(params.weight) + wOff, params.dtype, 2 * mc, wBuf);
+                    w = wBuf;
+                } else {
+                    w = static_cast<const float*>(params.weight) + wOff;
+                }
+                for (int64_t n = 0; n < plan.batch; ++n)
+                    kern.complexMulAcc(ys() + ((n * plan.cout + o) * plan.modes + m0) * 2,
+                                       xs() + ((n * plan.cin + i) * plan.modes + m0) * 2, w, mc);
+            }
+        }
+    }
+
+    // Task: output channels [o0, o0 + count) of batch n from their spectrum in Ys, bias added.
+    void inverse(int64_t task, int worker) const {
+        const int64_t blocks = ceilDiv(plan.cout, plan.invBlock);
+        const int64_t n = task / blocks, o0 = (task % blocks) * plan.invBlock;
+        const int64_t count = std::min(plan.invBlock, plan.cout - o0);
+        const int64_t first = (n * plan.cout + o0) * plan.points;
+        const int64_t Sd = plan.S[plan.rank - 1], cols = 2 * plan.k;
+        float* t = thread(worker);
+        const float* spec = ys() + (n * plan.cout + o0) * plan.modes * 2;
+        const float* lastAxis = spec;  // [count][R][2k]
+        if (plan.rank > 1) {
+            for (int64_t o = 0; o < count; ++o)
+                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.modes * 2, t + plan.tBig + o * plan.rows * cols,
+                                 axisScratch(worker));
+            lastAxis = t + plan.tBig;
+        }
+        const float* bias = nullptr;
+        if (params.shape.hasBias)
+            bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
+        float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
+        kern.sgemm(count * plan.rows, Sd, cols, lastAxis, cols, tables() + plan.offInvLast, Sd, out, Sd, bias,
+                   plan.rows);
+        if (plan.convert)
+            cpu::storeFromFloat(out, params.dtype, count * plan.points, static_cast<uint16_t*>(params.y) + first);
+    }
+};
+
+Status checkParams(const SpectralConvParams& params) {
+    const SpectralConvShape& s = params.shape;
+    if (s.rank < 1 || s.rank > kMaxRank) return Status::error("runCpu: spatial rank must be 1, 2 or 3");
+    if (s.batch <= 0 || s.inChannels <= 0 || s.outChannels <= 0) return Status::error("runCpu: empty tensor");
+    if (params.attrs.separable && s.inChannels != s.outChannels)
+        return Status::error("runCpu: separable layer needs Cout == Cin");
+    for (int j = 0; j < s.rank; ++j)
+        if (s.spatial[j] <= 0 || s.kept[j] <= 0) return Status::error("runCpu: spatial sizes and kept modes must be > 0");
+    if (!params.x || !params.weight || !params.y) return Status::error("runCpu: null x, weight or y pointer");
+    if (s.hasBias && !params.bias) return Status::error("runCpu: shape has a bias but the bias pointer is null");
+    if (params.dtype != DataType::kFloat32 && params.dtype != DataType::kFloat16 &&
+        params.dtype != DataType::kBFloat16)
+        return Status::error("runCpu: unsupported dtype");
+    return Status::success();
+}
+
+}  // namespace
+
+int defaultCpuThreads() {
+    if (const char* env = std::getenv("TURBOFNO_NUM_THREADS")) {
+        char* end = nullptr;
+        const long v = std::strtol(env, &end, 10);
+        if (end != env && *end == '\0' && v > 0) return static_cast<int>(std::min<long>(v, 1024));
+    }
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : static_cast<int>(std::min<unsigned>(hw, 1024));
+}
+
+size_t cpuWorkspaceBytes(const SpectralConvShape& shape, int numThreads) {
+    if (shape.rank < 1 || shape.rank > kMaxRank) return 0;
+    // The dtype only adds conversion buffers; size for the larger (converting) case.
+    return cpu::planBytes(cpu::makeCpuPlan(shape, false, DataType::kFloat16, resolveThreads(numThreads)));
+}
+
+Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspaceBytes, int numThreads) {
+    try {
+        Status st = checkParams(params);
+        if (!st.ok) return st;
+        const int threads = resolveThreads(numThreads);
+        const CpuPlan plan = cpu::makeCpuPlan(params.shape, params.attrs.separable != 0, params.dtype, threads);
+        const size_t needed = cpuWorkspaceBytes(params.shape, threads);
+        if (!workspace || workspaceBytes < needed)
+            return Status::error("runCpu: workspace too small (" + std::to_string(workspaceBytes) + " bytes given, " +
+                                 std::to_string(needed) + " needed for " + std::to_string(threads) + " threads)");
+        const uintptr_t raw = reinterpret_cast<uintptr_t>(workspace);
+        float* base = reinterpret_cast<float*>((raw + 63) / 64 * 64);
+
+        const Run run{plan, params, cpu::cpuKernels(), base};
+        cpu::buildTwiddles(plan, params.attrs, base);
+        if (plan.convert && params.shape.hasBias)
+            cpu::loadAsFloat(params.bias, params.dtype, plan.cout, base + plan.offBias);
+
+        cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cin, plan.fwdBlock),
+                         [&run](int64_t t, int w) { run.forward(t, w); });
+        cpu::parallelFor(threads, ceilDiv(plan.modes, plan.mixModes) * ceilDiv(plan.cout, plan.mixOutBlock),
+                         [&run](int64_t t, int w) { run.mix(t, w); });
+        cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cout, plan.invBlock),
+                         [&run](int64_t t, int w) { run.inverse(t, w); });
+        return Status::success();
+    } catch (const std::exception& e) {
+        return Status::error(std::string("runCpu: ") + e.what());
+    } catch (...) {
+        return Status::error("runCpu: unknown error");
+    }
+}
+
+}  // namespace core
+}  // namespace turbofno

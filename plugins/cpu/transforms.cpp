@@ -1,0 +1,73 @@
+#include "transforms.h"
+
+namespace turbofno {
+namespace cpu {
+namespace {
+
+// prod = [P; Q] with P = C*Z and Q = S*Z (each [rows, cols], cols = interleaved complex).
+// Forward (multiply by e^{-i theta}): out = (P_r + Q_i, P_i - Q_r).
+void combineForward(const float* __restrict prod, int64_t rows, int64_t cols, float* __restrict out) {
+    const float* P = prod;
+    const float* Q = prod + rows * cols;
+    for (int64_t i = 0; i < rows * cols; i += 2) {
+        out[i] = P[i] + Q[i + 1];
+        out[i + 1] = P[i + 1] - Q[i];
+    }
+}
+
+// Inverse (multiply by e^{+i theta}): out = (P_r - Q_i, P_i + Q_r).
+void combineInverse(const float* __restrict prod, int64_t rows, int64_t cols, float* __restrict out) {
+    const float* P = prod;
+    const float* Q = prod + rows * cols;
+    for (int64_t i = 0; i < rows * cols; i += 2) {
+        out[i] = P[i] - Q[i + 1];
+        out[i + 1] = P[i + 1] + Q[i];
+    }
+}
+
+}  // namespace
+
+void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
+                 const AxisScratch& scratch) {
+    const int d = plan.rank;
+    float* bufs[2] = {scratch.bufA, scratch.bufB};
+    int which = 0;
+    for (int j = d - 2; j >= 0; --j) {
+        int64_t lead = 1, cols = 2 * plan.k;
+        for (int i = 0; i < j; ++i) lead *= plan.S[i];
+        for (int i = j + 1; i < d - 1; ++i) cols *= plan.K[i];
+        const int64_t S = plan.S[j], K = plan.K[j];
+        float* out = j == 0 ? dst : bufs[which];
+        which ^= 1;
+        for (int64_t a = 0; a < lead; ++a) {
+            kern.sgemm(2 * K, cols, S, tables + plan.offFwdAxis[j], S, src + a * S * cols, cols, scratch.prod, cols,
+                       nullptr, 1);
+            combineForward(scratch.prod, K, cols, out + a * K * cols);
+        }
+        src = out;
+    }
+}
+
+void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
+                 const AxisScratch& scratch) {
+    const int d = plan.rank;
+    float* bufs[2] = {scratch.bufA, scratch.bufB};
+    int which = 0;
+    for (int j = 0; j <= d - 2; ++j) {
+        int64_t lead = 1, cols = 2 * plan.k;
+        for (int i = 0; i < j; ++i) lead *= plan.S[i];
+        for (int i = j + 1; i < d - 1; ++i) cols *= plan.K[i];
+        const int64_t S = plan.S[j], K = plan.K[j];
+        float* out = j == d - 2 ? dst : bufs[which];
+        which ^= 1;
+        for (int64_t a = 0; a < lead; ++a) {
+            kern.sgemm(2 * S, cols, K, tables + plan.offInvAxis[j], K, src + a * K * cols, cols, scratch.prod, cols,
+                       nullptr, 1);
+            combineInverse(scratch.prod, S, cols, out + a * S * cols);
+        }
+        src = out;
+    }
+}
+
+}  // namespace cpu
+}  // namespace turbofno

@@ -1,0 +1,27 @@
+// Truncated DFTs along the full complex axes (1..d-1) of one channel, as small GEMMs.
+#pragma once
+
+#include "kernels.h"
+#include "plan.h"
+
+namespace turbofno {
+namespace cpu {
+
+// Scratch of one thread for the axis transforms (sizes from the plan).
+struct AxisScratch {
+    float* bufA;  // ping-pong intermediates
+    float* bufB;
+    float* prod;  // GEMM output [2 * rows, cols] before the complex combine
+};
+
+// src [S_1..S_{d-1}, 2k] (last axis already transformed) -> dst [K_1..K_{d-1}, k, 2].
+// Axis j: per leading index, [2K_j, S_j] x [S_j, cols] then (re, im) recombination.
+void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
+                 const AxisScratch& scratch);
+
+// src [K_1..K_{d-1}, k, 2] -> dst [S_1..S_{d-1}, 2k] (still truncated along the last axis).
+void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
+                 const AxisScratch& scratch);
+
+}  // namespace cpu
+}  // namespace turbofno

@@ -1,0 +1,277 @@
+// Standalone correctness test of core::runCpu against a float64 direct-DFT reference written here
+// (no FFT library): random inputs, odd / non-power-of-two sizes, d = 1..3, dense and separable,
+// with and without bias, fp32 / fp16 / bf16, several thread counts, and bad-input errors.
+// Exit code 0 when every case passes. TURBOFNO_CPU_ISA=portable|avx2|avx512 picks the kernels.
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../plugins/cpu/half.h"
+#include "../../plugins/cpu/kernels.h"
+#include "turbofno/cpu.h"
+
+using namespace turbofno;
+using core::DataType;
+
+namespace {
+
+struct Case {
+    std::string name;
+    int d;
+    int64_t n, cin, cout;
+    std::vector<int64_t> S;
+    std::vector<int32_t> low, high;
+    bool separable, bias;
+    DataType dtype;
+    int threads;
+};
+
+double roundTo(double v, DataType t) {
+    const float f = static_cast<float>(v);
+    if (t == DataType::kFloat16) return cpu::halfToFloat(cpu::floatToHalf(f));
+    if (t == DataType::kBFloat16) return cpu::bf16ToFloat(cpu::floatToBf16(f));
+    return f;
+}
+
+// Kept frequencies of one axis (docs/op.md): low block 0..p-1 then S-q..S-1; last axis 0..k-1.
+std::vector<int64_t> keptFreqs(int64_t S, int32_t p, int32_t q) {
+    std::vector<int64_t> f;
+    for (int32_t m = 0; m < p; ++m) f.push_back(m);
+    for (int32_t m = 0; m < q; ++m) f.push_back(S - q + m);
+    return f;
+}
+
+// y = irfftn(mix(rfftn(x)) restricted to kept modes) + bias, all in double, by direct sums.
+std::vector<double> reference(const Case& c, const std::vector<double>& x, const std::vector<double>& w,
+                              const std::vector<double>& b) {
+    const int d = c.d;
+    std::vector<std::vector<int64_t>> freqs(d);
+    int64_t P = 1, Kt = 1;
+    for (int j = 0; j < d; ++j) {
+        freqs[j] = keptFreqs(c.S[j], c.low[j], c.high[j]);
+        P *= c.S[j];
+        Kt *= static_cast<int64_t>(freqs[j].size());
+    }
+    // Multi-indices of points and modes (row-major).
+    auto unravel = [&](int64_t idx, const std::vector<int64_t>& dims, int64_t* out) {
+        for (int j = d - 1; j >= 0; --j) {
+            out[j] = idx % dims[j];
+            idx /= dims[j];
+        }
+    };
+    std::vector<int64_t> kdims(d);
+    for (int j = 0; j < d; ++j) kdims[j] = static_cast<int64_t>(freqs[j].size());
+    // phase[mode][point] = sum_j f_j t_j / S_j (fraction of a turn, reduced exactly)
+    std::vector<double> phase(Kt * P);
+    std::vector<double> c2r(Kt);
+    const int64_t Sd = c.S[d - 1];
+    for (int64_t m = 0; m < Kt; ++m) {
+        int64_t mi[3];
+        unravel(m, kdims, mi);
+        const int64_t fd = freqs[d - 1][mi[d - 1]];
+        c2r[m] = (fd == 0 || (Sd % 2 == 0 && fd == Sd / 2)) ? 1.0 : 2.0;
+        for (int64_t t = 0; t < P; ++t) {
+            int64_t ti[3];
+            unravel(t, c.S, ti);
+            double ph = 0;
+            for (int j = 0; j < d; ++j) ph += static_cast<double>((freqs[j][mi[j]] * ti[j]) % c.S[j]) / c.S[j];
+            phase[m * P + t] = ph;
+        }
+    }
+    const double twoPi = 2.0 * M_PI;
+    std::vector<std::complex<double>> X(c.n * c.cin * Kt), Y(c.n * c.cout * Kt);
+    for (int64_t ni = 0; ni < c.n * c.cin; ++ni)
+        for (int64_t m = 0; m < Kt; ++m) {
+            std::complex<double> acc = 0;
+            for (int64_t t = 0; t < P; ++t) acc += x[ni * P + t] * std::polar(1.0, -twoPi * phase[m * P + t]);
+            X[ni * Kt + m] = acc;
+        }
+    for (int64_t n = 0; n < c.n; ++n)
+        for (int64_t o = 0; o < c.cout; ++o)
+            for (int64_t m = 0; m < Kt; ++m) {
+                std::complex<double> acc = 0;
+                if (c.separable) {
+                    acc = X[(n * c.cin + o) * Kt + m] * std::complex<double>(w[(o * Kt + m) * 2], w[(o * Kt + m) * 2 + 1]);
+                } else {
+                    for (int64_t i = 0; i < c.cin; ++i) {
+                        const int64_t wi = ((i * c.cout + o) * Kt + m) * 2;
+                        acc += X[(n * c.cin + i) * Kt + m] * std::complex<double>(w[wi], w[wi + 1]);
+                    }
+                }
+                Y[(n * c.cout + o) * Kt + m] = acc;
+            }
+    // C2R: the imaginary part of DC / Nyquist drops out of Re(Y e^{i theta}) automatically.
+    std::vector<double> y(c.n * c.cout * P);
+    for (int64_t no = 0; no < c.n * c.cout; ++no)
+        for (int64_t t = 0; t < P; ++t) {
+            double acc = 0;
+            for (int64_t m = 0; m < Kt; ++m)
+                acc += c2r[m] * std::real(Y[no * Kt + m] * std::polar(1.0, twoPi * phase[m * P + t]));
+            y[no * P + t] = acc / static_cast<double>(P) + (c.bias ? b[no % c.cout] : 0.0);
+        }
+    return y;
+}
+
+// Typed buffer holding values of `dtype`, filled from doubles.
+struct Tensor {
+    std::vector<float> f32;
+    std::vector<uint16_t> f16;
+    DataType type;
+    Tensor(const std::vector<double>& v, DataType t) : type(t) {
+        if (t == DataType::kFloat32) {
+            f32.assign(v.begin(), v.end());
+        } else {
+            for (double e : v)
+                f16.push_back(t == DataType::kFloat16 ? cpu::floatToHalf(static_cast<float>(e))
+                                                      : cpu::floatToBf16(static_cast<float>(e)));
+        }
+    }
+    void* data() { return type == DataType::kFloat32 ? static_cast<void*>(f32.data()) : static_cast<void*>(f16.data()); }
+    double at(size_t i) const {
+        if (type == DataType::kFloat32) return f32[i];
+        return type == DataType::kFloat16 ? cpu::halfToFloat(f16[i]) : cpu::bf16ToFloat(f16[i]);
+    }
+};
+
+bool runCase(const Case& c, std::mt19937& rng) {
+    const int d = c.d;
+    core::SpectralConvAttrs attrs;
+    attrs.rank = d;
+    for (int j = 0; j < d; ++j) {
+        attrs.modesLow[j] = c.low[j];
+        attrs.modesHigh[j] = c.high[j];
+    }
+    attrs.norm = static_cast<core::FftNorm>(rng() % 3);  // must not change the result
+    attrs.separable = c.separable ? 1 : 0;
+    std::vector<int64_t> xDims = {c.n, c.cin}, wDims = {c.cin, c.separable ? 1 : c.cout}, bDims = {c.cout};
+    int64_t P = 1, Kt = 1;
+    for (int j = 0; j < d; ++j) {
+        xDims.push_back(c.S[j]);
+        wDims.push_back(c.low[j] + c.high[j]);
+        P *= c.S[j];
+        Kt *= c.low[j] + c.high[j];
+    }
+    wDims.push_back(2);
+    core::SpectralConvShape shape;
+    core::Status st = core::validateAttrs(attrs, d, d);
+    if (st.ok)
+        st = core::inferShape(attrs, xDims.data(), d + 2, wDims.data(), d + 3, c.bias ? bDims.data() : nullptr, c.bias ? 1 : 0,
+                              &shape);
+    if (!st.ok) {
+        std::printf("FAIL %-34s inferShape: %s\n", c.name.c_str(), st.message.c_str());
+        return false;
+    }
+
+    std::uniform_real_distribution<double> uni(-1.0, 1.0);
+    auto randVec = [&](int64_t n) {
+        std::vector<double> v(n);
+        for (auto& e : v) e = roundTo(uni(rng), c.dtype);  // reference sees exactly the stored values
+        return v;
+    };
+    const std::vector<double> x = randVec(c.n * c.cin * P);
+    const std::vector<double> w = randVec(c.cin * (c.separable ? 1 : c.cout) * Kt * 2);
+    const std::vector<double> b = randVec(c.cout);
+    Tensor tx(x, c.dtype), tw(w, c.dtype), tb(b, c.dtype), ty(std::vector<double>(c.n * c.cout * P, 7.0), c.dtype);
+
+    core::SpectralConvParams params;
+    params.attrs = attrs;
+    params.shape = shape;
+    params.dtype = c.dtype;
+    params.x = tx.data();
+    params.weight = tw.data();
+    params.bias = c.bias ? tb.data() : nullptr;
+    params.y = ty.data();
+    const size_t bytes = core::cpuWorkspaceBytes(shape, c.threads);
+    std::vector<unsigned char> ws(bytes + 3);
+    st = core::runCpu(params, ws.data() + 3, bytes, c.threads);  // deliberately misaligned workspace
+    if (!st.ok) {
+        std::printf("FAIL %-34s runCpu: %s\n", c.name.c_str(), st.message.c_str());
+        return false;
+    }
+    const std::vector<double> ref = reference(c, x, w, b);
+    double num = 0, den = 0, maxAbs = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        const double e = ty.at(i) - ref[i];
+        if (!std::isfinite(ty.at(i))) num = INFINITY;
+        num += e * e;
+        den += ref[i] * ref[i];
+        maxAbs = std::max(maxAbs, std::fabs(e));
+    }
+    const double rel = std::sqrt(num / den);
+    const double tol = c.dtype == DataType::kFloat32 ? 2e-6 : c.dtype == DataType::kFloat16 ? 2e-3 : 1.5e-2;
+    const bool ok = rel <= tol;
+    std::printf("%s %-34s rel_l2 %.2e (tol %.0e) max_abs %.2e\n", ok ? "ok  " : "FAIL", c.name.c_str(), rel, tol, maxAbs);
+    return ok;
+}
+
+// Bad calls must return an error, never crash.
+bool errorCases() {
+    core::SpectralConvAttrs attrs;
+    attrs.rank = 1;
+    attrs.modesLow[0] = 3;
+    core::SpectralConvShape shape;
+    const int64_t xDims[] = {1, 2, 8}, wDims[] = {2, 2, 3, 2};
+    if (!core::inferShape(attrs, xDims, 3, wDims, 4, nullptr, 0, &shape).ok) return false;
+    std::vector<float> x(16, 1.0f), w(24, 1.0f), y(16);
+    core::SpectralConvParams params;
+    params.attrs = attrs;
+    params.shape = shape;
+    params.x = x.data();
+    params.weight = w.data();
+    params.y = y.data();
+    const size_t bytes = core::cpuWorkspaceBytes(shape, 2);
+    std::vector<unsigned char> ws(bytes);
+    bool ok = true;
+    auto expectError = [&](const char* what, const core::Status& s) {
+        std::printf("%s error case: %-26s -> %s\n", s.ok ? "FAIL" : "ok  ", what, s.ok ? "accepted" : s.message.c_str());
+        ok = ok && !s.ok;
+    };
+    expectError("workspace too small", core::runCpu(params, ws.data(), bytes - 65, 2));
+    expectError("null workspace", core::runCpu(params, nullptr, 0, 2));
+    core::SpectralConvParams noY = params;
+    noY.y = nullptr;
+    expectError("null output", core::runCpu(noY, ws.data(), bytes, 2));
+    core::SpectralConvParams badBias = params;
+    badBias.shape.hasBias = true;
+    expectError("bias missing", core::runCpu(badBias, ws.data(), bytes, 2));
+    const core::Status good = core::runCpu(params, ws.data(), bytes, 2);
+    std::printf("%s error case: %-26s -> %s\n", good.ok ? "ok  " : "FAIL", "valid call", good.ok ? "accepted" : good.message.c_str());
+    return ok && good.ok;
+}
+
+}  // namespace
+
+int main() {
+    const DataType f32 = DataType::kFloat32, f16 = DataType::kFloat16, bf16 = DataType::kBFloat16;
+    const std::vector<Case> cases = {
+        {"1d odd S=37 k=7", 1, 2, 3, 5, {37}, {7}, {0}, false, true, f32, 1},
+        {"1d S=16 k=9 (Nyquist)", 1, 2, 3, 2, {16}, {9}, {0}, false, false, f32, 3},
+        {"1d many channels", 1, 3, 70, 33, {50}, {20}, {0}, false, true, f32, 2},
+        {"1d separable", 1, 2, 6, 6, {21}, {11}, {0}, true, true, f32, 2},
+        {"2d 12x10 Nyquist", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 2},
+        {"2d odd 15x21", 2, 1, 5, 3, {15, 21}, {4, 5}, {4, 0}, false, false, f32, 4},
+        {"2d high block only", 2, 2, 3, 3, {11, 9}, {0, 3}, {3, 0}, false, true, f32, 2},
+        {"2d all modes 8x8", 2, 1, 2, 3, {8, 8}, {4, 5}, {4, 0}, false, true, f32, 1},
+        {"2d separable 9x14", 2, 2, 4, 4, {9, 14}, {2, 4}, {3, 0}, true, true, f32, 2},
+        {"2d 40x36 16->24 ch", 2, 2, 16, 24, {40, 36}, {8, 12}, {8, 0}, false, true, f32, 2},
+        {"2d 24x48 modes 8 (classic)", 2, 3, 8, 8, {24, 48}, {8, 8}, {8, 0}, false, true, f32, 3},
+        {"3d 6x5x7", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f32, 2},
+        {"3d 8x6x10 separable Nyquist", 3, 1, 3, 3, {8, 6, 10}, {2, 1, 6}, {2, 1, 0}, true, false, f32, 2},
+        {"3d 7x9x12 4->5 ch", 3, 2, 4, 5, {7, 9, 12}, {3, 2, 4}, {2, 3, 0}, false, true, f32, 3},
+        {"fp16 2d 12x10", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f16, 2},
+        {"fp16 3d 6x5x7", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f16, 1},
+        {"fp16 1d separable", 1, 2, 6, 6, {21}, {11}, {0}, true, true, f16, 2},
+        {"bf16 2d 9x14", 2, 2, 4, 3, {9, 14}, {2, 4}, {3, 0}, false, true, bf16, 2},
+    };
+    std::mt19937 rng(20261129);
+    std::printf("CPU kernels: %s\n", cpu::cpuKernels().name);
+    int failed = 0;
+    for (const Case& c : cases) failed += runCase(c, rng) ? 0 : 1;
+    failed += errorCases() ? 0 : 1;
+    std::printf("%s: %d failure(s)\n", failed ? "FAILED" : "PASSED", failed);
+    return failed ? 1 : 0;
+}
