@@ -1,0 +1,20 @@
+"""The SpectralConv name table for Python: mirrors plugins/include/turbofno/core.h (docs/op.md).
+
+tests/python/test_names.py checks that the two agree.
+"""
+from __future__ import annotations
+
+OP_TYPE = "SpectralConv"          # ONNX op_type == TensorRT plugin name
+DOMAIN = "ai.turbofno"            # ONNX custom domain (TensorRT ignores it)
+OPSET_VERSION = 1                 # opset version of DOMAIN
+ATTR_MODES_LOW = "modes_low"      # INTS, length d
+ATTR_MODES_HIGH = "modes_high"    # INTS, length d, last entry 0
+ATTR_NORM = "norm"                # INT: 0 backward, 1 forward, 2 ortho
+ATTR_SEPARABLE = "separable"      # INT: 0 or 1
+ATTR_PLUGIN_VERSION = "plugin_version"      # STRING, for TensorRT's ONNX parser
+ATTR_PLUGIN_NAMESPACE = "plugin_namespace"  # STRING, for TensorRT's ONNX parser
+PLUGIN_VERSION = "1"
+PLUGIN_NAMESPACE = ""
+
+NORMS = {"backward": 0, "forward": 1, "ortho": 2}   # torch.fft norm name -> attribute value
+NORM_NAMES = {v: k for k, v in NORMS.items()}

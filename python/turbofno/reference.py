@@ -1,0 +1,157 @@
+"""Float64 NumPy reference of the SpectralConv op (docs/op.md) and a one-node ONNX model builder.
+
+`spectral_conv` is the oracle every test compares against. It follows docs/op.md literally
+(rfftn -> keep the low/high corner modes -> per-mode complex channel mixing -> irfftn + bias) and
+raises ValueError for inputs the op must reject. `make_model` imports onnx lazily.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from turbofno import _op
+
+
+def kept_indices(size: int, low: int, high: int, last_axis: bool) -> np.ndarray:
+    """Spectrum indices of the kept modes along one axis, in weight order (low block, then high)."""
+    if last_axis:
+        return np.arange(low)
+    return np.concatenate([np.arange(low), np.arange(size - high, size)]).astype(np.int64)
+
+
+def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Sequence[int] | None,
+               modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int) -> int:
+    """docs/op.md validation rules (shape part). Returns Cout; raises ValueError."""
+    d = len(modes_low)
+    if d not in (1, 2, 3) or len(modes_high) != d:
+        raise ValueError(f"modes_low / modes_high must both have 1..3 entries, got {len(modes_low)}, {len(modes_high)}")
+    if norm not in (0, 1, 2):
+        raise ValueError(f"norm must be 0, 1 or 2, got {norm}")
+    if separable not in (0, 1):
+        raise ValueError(f"separable must be 0 or 1, got {separable}")
+    if len(x_shape) != d + 2:
+        raise ValueError(f"x must have rank {d + 2}, got shape {tuple(x_shape)}")
+    if any(s <= 0 for s in x_shape):
+        raise ValueError(f"x sizes must be positive, got {tuple(x_shape)}")
+    spatial = x_shape[2:]
+    for j, (p, q, s) in enumerate(zip(modes_low, modes_high, spatial)):
+        if p < 0 or q < 0:
+            raise ValueError(f"modes must be non-negative (axis {j})")
+        if p + q == 0:
+            raise ValueError(f"axis {j} keeps no modes")
+        if j < d - 1 and p + q > s:
+            raise ValueError(f"modes_low[{j}] + modes_high[{j}] = {p + q} > S = {s}")
+        if j == d - 1 and (q != 0 or p > s // 2 + 1):
+            raise ValueError(f"last axis: modes_high must be 0 and modes_low <= S//2+1 = {s // 2 + 1}")
+    kept = [p + q for p, q in zip(modes_low, modes_high)]
+    cout = x_shape[1] if separable else w_shape[1]
+    expected_w = [x_shape[1], 1 if separable else w_shape[1], *kept, 2]
+    if list(w_shape) != expected_w or cout <= 0:
+        raise ValueError(f"weight must have shape {expected_w}, got {tuple(w_shape)}")
+    if bias_shape is not None and list(bias_shape) != [cout]:
+        raise ValueError(f"bias must have shape [{cout}], got {tuple(bias_shape)}")
+    return cout
+
+
+def spectral_conv(x, weight, bias=None, *, modes_low: Sequence[int], modes_high: Sequence[int],
+                  norm: int = 0, separable: int = 0) -> np.ndarray:
+    """y = irfftn(mix(rfftn(x)[kept], W)) + bias, computed in float64 (complex128)."""
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(weight, dtype=np.float64)
+    b = None if bias is None else np.asarray(bias, dtype=np.float64)
+    modes_low, modes_high = [int(v) for v in modes_low], [int(v) for v in modes_high]
+    cout = check_args(x.shape, w.shape, None if b is None else b.shape, modes_low, modes_high, int(norm), int(separable))
+    d = len(modes_low)
+    n, cin, spatial = x.shape[0], x.shape[1], x.shape[2:]
+    axes = tuple(range(2, 2 + d))
+    norm_name = _op.NORM_NAMES[int(norm)]
+
+    spec = np.fft.rfftn(x, axes=axes, norm=norm_name)          # [N, Cin, S_1.., S_d//2+1]
+    idx = [kept_indices(s, p, q, j == d - 1) for j, (s, p, q) in enumerate(zip(spatial, modes_low, modes_high))]
+    xk = spec[np.ix_(np.arange(n), np.arange(cin), *idx)]       # [N, Cin, K_1..K_d]
+    wc = w[..., 0] + 1j * w[..., 1]                             # [Cin, Cout|1, K_1..K_d]
+    if separable:
+        yk = xk * wc[:, 0][None]
+    else:
+        yk = np.einsum("ni...,io...->no...", xk, wc)
+    out_spec = np.zeros((n, cout, *spatial[:-1], spatial[-1] // 2 + 1), dtype=np.complex128)
+    out_spec[np.ix_(np.arange(n), np.arange(cout), *idx)] = yk
+    y = np.fft.irfftn(out_spec, s=spatial, axes=axes, norm=norm_name)
+    if b is not None:
+        y = y + b.reshape((1, cout) + (1,) * d)
+    return y
+
+
+def random_case(rng: np.random.Generator, spatial: Sequence[int], modes_low: Sequence[int], modes_high: Sequence[int],
+                *, batch: int = 2, cin: int = 3, cout: int = 4, separable: int = 0, bias: bool = True,
+                dtype=np.float32):
+    """Random x, weight, bias (normal, never zeros) for the given sizes."""
+    kept = [p + q for p, q in zip(modes_low, modes_high)]
+    x = rng.standard_normal((batch, cin, *spatial)).astype(dtype)
+    w_shape = (cin, 1 if separable else cout, *kept, 2)
+    w = (rng.standard_normal(w_shape) / np.sqrt(cin)).astype(dtype)
+    b = rng.standard_normal(cin if separable else cout).astype(dtype) if bias else None
+    return x, w, b
+
+
+def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low: Sequence[int],
+               modes_high: Sequence[int], norm: int = 0, separable: int = 0, x_shape: Sequence | None = None,
+               weight_as_input: bool = False, node_name: str = "spectral_conv",
+               attributes: Mapping[str, object] | None = None, opset: int = 17, ir_version: int = 10,
+               elem_type: int | None = None):
+    """One-node ONNX model y = SpectralConv(x, weight[, bias]).
+
+    weight / bias become initializers (or graph inputs with weight_as_input=True, bias too when given).
+    x_shape: dims of x (ints, strings for symbolic dims or None); default: [N, Cin, S...] all symbolic
+    except Cin. attributes: overrides of the node's attributes (value None removes one), for
+    malformed-model tests. elem_type: ONNX element type of x/y (default from weight's dtype).
+    """
+    from onnx import helper, numpy_helper
+
+    weight = np.asarray(weight)
+    d = len(modes_low)
+    if elem_type is None:
+        elem_type = helper.np_dtype_to_tensor_dtype(weight.dtype)
+    if x_shape is None:
+        x_shape = ["N", int(weight.shape[0])] + [f"S{j + 1}" for j in range(d)]
+    out_shape = None  # let ORT infer it (our op's shape inference)
+
+    attrs: dict[str, object] = {
+        _op.ATTR_MODES_LOW: [int(v) for v in modes_low],
+        _op.ATTR_MODES_HIGH: [int(v) for v in modes_high],
+        _op.ATTR_NORM: int(norm),
+        _op.ATTR_SEPARABLE: int(separable),
+        _op.ATTR_PLUGIN_VERSION: _op.PLUGIN_VERSION,
+        _op.ATTR_PLUGIN_NAMESPACE: _op.PLUGIN_NAMESPACE,
+    }
+    for key, value in (attributes or {}).items():
+        if value is None:
+            attrs.pop(key, None)
+        else:
+            attrs[key] = value
+
+    inputs = [helper.make_tensor_value_info("x", elem_type, list(x_shape))]
+    initializers = []
+    node_inputs = ["x", "weight"]
+    if weight_as_input:
+        inputs.append(helper.make_tensor_value_info("weight", helper.np_dtype_to_tensor_dtype(weight.dtype),
+                                                    list(weight.shape)))
+    else:
+        initializers.append(numpy_helper.from_array(weight, "weight"))
+    if bias is not None:
+        bias = np.asarray(bias)
+        node_inputs.append("bias")
+        if weight_as_input:
+            inputs.append(helper.make_tensor_value_info("bias", helper.np_dtype_to_tensor_dtype(bias.dtype),
+                                                        list(bias.shape)))
+        else:
+            initializers.append(numpy_helper.from_array(bias, "bias"))
+
+    node = helper.make_node(_op.OP_TYPE, node_inputs, ["y"], name=node_name, domain=_op.DOMAIN, **attrs)
+    graph = helper.make_graph([node], "spectral_conv_test", inputs,
+                              [helper.make_tensor_value_info("y", elem_type, out_shape)], initializer=initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
+                                                    helper.make_opsetid(_op.DOMAIN, _op.OPSET_VERSION)])
+    model.ir_version = ir_version
+    return model
