@@ -40,7 +40,16 @@ OrtStatus* readIntsAttr(const OrtKernelInfo* info, const NodeState& node, const 
         return nodeError(node.name, std::string("attribute '") + name + "' must be INTS: " + msg);
     }
     values->assign(size, 0);
-    if (size == 0) return nullptr;
+    if (size == 0) {
+        // ORT reads the ints of an attribute of another type as an empty list: name the real type.
+        size_t floats = 0;
+        if (OrtStatus* st = api()->KernelInfoGetAttributeArray_float(info, name, nullptr, &floats)) {
+            api()->ReleaseStatus(st);
+        } else if (floats > 0) {
+            return nodeError(node.name, std::string("attribute '") + name + "' must be INTS, got FLOATS");
+        }
+        return nullptr;
+    }
     if (OrtStatus* st = api()->KernelInfoGetAttributeArray_int64(info, name, values->data(), &size)) {
         return nodeError(node.name, std::string("attribute '") + name + "': " + takeMessage(st));
     }
