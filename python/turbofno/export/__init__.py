@@ -1,0 +1,35 @@
+"""Export PyTorch FNOs to ONNX graphs that call TurboFNO's `ai.turbofno::SpectralConv` op.
+
+    from turbofno.export import export
+    report = export(model, torch.randn(1, 3, 64, 64), "fno.onnx")
+
+Public names: `export`, `register_converter`, `unregister_converter`, `TurboSpectralConv`,
+`LayerContext`, `ExportReport`, `ExportError`, `ConversionError`, `ValidationError`,
+`spectral_conv_reference`. They are imported lazily, so `import turbofno.export` (and the
+`turbofno` CLI) does not pull in torch or onnx until one is used.
+"""
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {
+    "export": "turbofno.export.exporter",
+    "DEFAULT_RTOL": "turbofno.export.exporter",
+    "register_converter": "turbofno.export.converters",
+    "unregister_converter": "turbofno.export.converters",
+    "LayerContext": "turbofno.export.converters",
+    "TurboSpectralConv": "turbofno.export.module",
+    "ExportReport": "turbofno.export.report",
+    "ExportError": "turbofno.export.errors",
+    "ConversionError": "turbofno.export.errors",
+    "ValidationError": "turbofno.export.errors",
+    "spectral_conv_reference": "turbofno.export.torch_op",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'turbofno.export' has no attribute {name!r}")

@@ -1,0 +1,31 @@
+"""Exceptions raised by the exporter. Each names what failed and why, so nothing fails silently."""
+from __future__ import annotations
+
+from torch import nn
+
+
+def class_name(module_or_class) -> str:
+    cls = module_or_class if isinstance(module_or_class, type) else type(module_or_class)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class ExportError(RuntimeError):
+    """Base class: the export stopped and no ONNX file was produced."""
+
+
+class ConversionError(ExportError):
+    """A spectral layer could not be converted to the SpectralConv op."""
+
+    def __init__(self, path: str, module: nn.Module | type, reason: str):
+        self.path = path or "<root>"
+        self.cls = class_name(module)
+        self.reason = reason
+        super().__init__(f"cannot convert module '{self.path}' ({self.cls}): {reason}")
+
+
+class ValidationError(ExportError):
+    """The exported ONNX model does not reproduce the PyTorch model within tolerance."""
+
+    def __init__(self, message: str, report=None):
+        self.report = report
+        super().__init__(message)

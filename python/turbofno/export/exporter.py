@@ -1,0 +1,216 @@
+"""`export()`: PyTorch FNO -> ONNX with one `ai.turbofno::SpectralConv` node per spectral layer."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import logging
+import os
+import tempfile
+import time
+import warnings
+from typing import Optional, Sequence
+
+import torch
+from torch import nn
+
+from turbofno import _op as _names
+from turbofno.export import swap, torch_op
+from turbofno.export.errors import ExportError, ValidationError
+from turbofno.export.report import ExportReport, count_nodes
+
+MAX_IR_VERSION = 11       # ORT 1.31 (the GPU machine) reads IR <= 11
+DEFAULT_RTOL = 1e-4       # relative L2, ORT vs PyTorch, whole model
+
+
+class _Progress:
+    def __init__(self, verbose: bool):
+        self.verbose = verbose
+        self.start = time.perf_counter()
+
+    @contextlib.contextmanager
+    def step(self, what: str):
+        t0 = time.perf_counter()
+        yield
+        dt = time.perf_counter() - t0
+        if self.verbose and dt > 1.0:
+            print(f"[turbofno.export] {what}: {dt:.1f} s", flush=True)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+
+def _as_tuple(example_inputs) -> tuple:
+    if isinstance(example_inputs, torch.Tensor):
+        return (example_inputs,)
+    if isinstance(example_inputs, (tuple, list)):
+        return tuple(example_inputs)
+    raise TypeError(f"example_inputs must be a tensor or a tuple of tensors, got {type(example_inputs).__name__}")
+
+
+def _check_inputs(inputs: tuple) -> None:
+    if not inputs:
+        raise ExportError("example_inputs is empty")
+    for i, x in enumerate(inputs):
+        if not isinstance(x, torch.Tensor):
+            raise ExportError(f"example input {i} is {type(x).__name__}; only tensors are supported")
+        if x.is_floating_point() and x.dtype != torch.float32:
+            raise ExportError(f"example input {i} is {x.dtype}; export the model in float32 (model.float())")
+        if x.is_complex():
+            raise ExportError(f"example input {i} is complex; the exporter handles real-valued fields only")
+        if x.dim() == 0 or x.shape[0] < 1:
+            raise ExportError(f"example input {i} has shape {tuple(x.shape)}; it needs a non-empty batch axis 0")
+
+
+def _flat_outputs(output) -> list[torch.Tensor]:
+    leaves = torch.utils._pytree.tree_leaves(output)
+    if not leaves or not all(isinstance(t, torch.Tensor) for t in leaves):
+        raise ExportError("the model must return a tensor or a (nested) tuple/list/dict of tensors")
+    return leaves
+
+
+def _fft_nodes(program: torch.export.ExportedProgram) -> list[str]:
+    """Descriptions of FFT ops left in the traced graph, each with the module that computes it."""
+    found = []
+    for node in program.graph.nodes:
+        if node.op != "call_function" or "fft" not in str(node.target):
+            continue
+        stack = node.meta.get("nn_module_stack") or {}
+        path, cls = ("<root>", "?")
+        if stack:
+            path, cls = list(stack.values())[-1]
+            cls = cls if isinstance(cls, str) else f"{cls.__module__}.{cls.__qualname__}"
+        found.append(f"module '{path or '<root>'}' ({cls}) computes {node.target}")
+    return found
+
+
+def _trace_inputs(inputs: tuple, dynamic_batch: bool) -> tuple:
+    """torch.export specializes size-1 dims, so a batch of 1 is traced as a batch of 2."""
+    if dynamic_batch and any(x.shape[0] == 1 for x in inputs):
+        return tuple(torch.cat([x] * (2 if x.shape[0] == 1 else 1)) for x in inputs)
+    return inputs
+
+
+def _dynamic_shapes(inputs: tuple, dynamic_batch: bool):
+    if not dynamic_batch:
+        return None
+    return tuple({0: torch.export.Dim.DYNAMIC} for _ in inputs)
+
+
+def _quiet():
+    """Silence torch.onnx's chatter (progress lines, known warnings) unless something fails."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    logger = logging.getLogger("torch.onnx")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    stack.callback(logger.setLevel, level)
+    return stack
+
+
+def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic_batch: bool = True,
+           validate: bool = True, rtol: float = DEFAULT_RTOL, opset: Optional[int] = None, verbose: bool = True,
+           allow_fft: bool = False, layer_rtol: float = 1e-5,
+           input_names: Optional[Sequence[str]] = None, output_names: Optional[Sequence[str]] = None,
+           providers: Optional[Sequence[str]] = None) -> ExportReport:
+    """Export `model` to ONNX at `path`, every recognized spectral convolution as one SpectralConv node.
+
+    model          : the PyTorch model (left untouched: a deep copy on the CPU is converted).
+    example_inputs : a tensor or tuple of tensors (float32, batch on axis 0); it fixes the spatial sizes.
+    dynamic_batch  : make axis 0 of every input (and output) symbolic.
+    validate       : run the ONNX file in ONNX Runtime with our op library and compare with the original
+                     model on the example input (relative L2 error <= rtol), else raise ValidationError.
+    opset          : default ONNX opset (torch.onnx's default if None).
+    allow_fft      : let FFTs outside recognized layers through as ONNX DFT nodes instead of failing.
+    layer_rtol     : tolerance of the per-layer check (converted layer vs original, in PyTorch).
+    Returns an ExportReport; raises ConversionError / ExportError / ValidationError on failure, in
+    which case no file is left at `path`.
+    """
+    progress = _Progress(verbose)
+    path = os.fspath(path)
+    inputs = _as_tuple(example_inputs)
+    _check_inputs(inputs)
+    inputs = tuple(x.detach().cpu() for x in inputs)
+    report = ExportReport(path=path)
+
+    with progress.step("copy model"):
+        work = copy.deepcopy(model).cpu().eval()
+    with progress.step("convert spectral layers"):
+        work, reference, report.converted = swap.convert_layers(work, inputs, layer_rtol=layer_rtol)
+    if not report.converted:
+        raise ExportError("found no spectral convolution to convert (see docs/exporter.md for the recognized "
+                          "layers and turbofno.export.register_converter for your own)")
+    expected = [t.detach().cpu().numpy() for t in _flat_outputs(reference)]
+
+    with progress.step("torch.export"):
+        try:
+            program = torch.export.export(work, _trace_inputs(inputs, dynamic_batch), dynamic_shapes=_dynamic_shapes(inputs, dynamic_batch),
+                                          strict=False)
+        except Exception as err:  # noqa: BLE001 - re-raised with context
+            raise ExportError(f"torch.export failed on the converted model: {err}") from err
+    leftovers = _fft_nodes(program)
+    if leftovers and not allow_fft:
+        raise ExportError("FFTs remain after conversion, so a spectral layer was not recognized:\n  "
+                          + "\n  ".join(leftovers) + "\nregister a converter for its class "
+                          "(turbofno.export.register_converter) or pass allow_fft=True to export them as ONNX DFT")
+
+    with progress.step("torch.onnx.export"):
+        try:
+            with _quiet():
+                onnx_program = torch.onnx.export(
+                    program, _trace_inputs(inputs, dynamic_batch), dynamo=True, custom_translation_table=torch_op.onnx_translation_table(),
+                    opset_version=opset, input_names=input_names, output_names=output_names, verbose=False)
+        except Exception as err:  # noqa: BLE001
+            raise ExportError(f"torch.onnx.export failed: {err}") from err
+    proto = onnx_program.model_proto
+    _check_proto(proto)
+    report.node_counts = count_nodes(proto)
+    report.ir_version = proto.ir_version
+    report.opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0)
+    if report.spectral_nodes != len(report.converted):
+        raise ExportError(f"expected {len(report.converted)} SpectralConv nodes in the ONNX graph, "
+                          f"found {report.spectral_nodes}")
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=directory)
+    os.close(fd)
+    try:
+        with progress.step("save"):
+            _save(proto, tmp, path)
+        if validate:
+            from turbofno.export import validate as _validate
+
+            with progress.step("ORT validation"):
+                report.validation = _validate.check_onnx(
+                    tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
+                    providers=providers)
+            if not report.validation.passed:
+                report.errors.append(report.validation.summary())
+                raise ValidationError(f"exported model does not match PyTorch: {report.validation.summary()}",
+                                      report)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    report.seconds = progress.elapsed()
+    if verbose:
+        print(report.summary(), flush=True)
+    return report
+
+
+def _check_proto(proto) -> None:
+    domains = {o.domain: o.version for o in proto.opset_import}
+    if domains.get(_names.DOMAIN) != _names.OPSET_VERSION:
+        raise ExportError(f"ONNX model lacks the opset import {_names.DOMAIN} v{_names.OPSET_VERSION}: {domains}")
+    if proto.ir_version > MAX_IR_VERSION:
+        proto.ir_version = MAX_IR_VERSION  # nothing we emit needs a newer IR
+
+
+def _save(proto, tmp: str, final: str) -> None:
+    import onnx
+
+    big = proto.ByteSize() > 1_900_000_000  # protobuf's 2 GiB limit: weights go to a side file
+    onnx.save_model(proto, tmp, save_as_external_data=big, location=os.path.basename(final) + ".data")

@@ -1,0 +1,53 @@
+"""What `export()` returns: what was converted, what the ONNX graph contains, how it validated."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass
+class ExportReport:
+    path: str
+    converted: list = field(default_factory=list)       # [swap.ConvertedLayer]
+    node_counts: dict = field(default_factory=dict)     # "domain::op_type" -> count, top-level graph
+    validation: Optional[object] = None                 # validate.ValidationResult, None if skipped
+    errors: list = field(default_factory=list)          # messages; empty when the export succeeded
+    opset: int = 0
+    ir_version: int = 0
+    seconds: float = 0.0
+
+    @property
+    def converted_paths(self) -> list[str]:
+        return [c.path for c in self.converted]
+
+    @property
+    def spectral_nodes(self) -> int:
+        return sum(n for k, n in self.node_counts.items() if k.endswith("::SpectralConv"))
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and (self.validation is None or self.validation.passed)
+
+    def summary(self) -> str:
+        lines = [f"turbofno export -> {self.path} (opset {self.opset}, ir_version {self.ir_version}, {self.seconds:.1f} s)"]
+        lines.append(f"  converted {len(self.converted)} spectral layer(s):")
+        for c in self.converted:
+            lines.append(f"    {c.path or '<root>'}: {c.source_class} [{c.family}] modes_low={c.modes_low} "
+                         f"modes_high={c.modes_high} norm={c.norm} separable={c.separable} bias={c.bias} "
+                         f"(layer check rel err {c.layer_rel_err:.2g})")
+        total = sum(self.node_counts.values())
+        counts = ", ".join(f"{k.split('::')[-1] if k.startswith('::') else k} x{n}"
+                           for k, n in sorted(self.node_counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"  ONNX nodes: {total} ({counts})")
+        if self.validation is not None:
+            lines.append("  " + self.validation.summary())
+        else:
+            lines.append("  ORT validation skipped")
+        for e in self.errors:
+            lines.append(f"  ERROR: {e}")
+        return "\n".join(lines)
+
+
+def count_nodes(model_proto) -> dict:
+    return dict(Counter(f"{n.domain}::{n.op_type}" for n in model_proto.graph.node))
