@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# TurboFNO test suite: builds the C++ (with CUDA when nvcc is found) through `pip install .[test]`
+# into a persistent build folder, runs the C++ tests (ctest) and the Python tests (pytest).
+#
+#   bash scripts/test.sh                      # everything
+#   TURBOFNO_SANITIZE=1 bash scripts/test.sh  # also: ASan+UBSan build of the host code, C++ tests and
+#                                             # the ORT CPU tests under it
+# Environment: TURBOFNO_VENV (default .venv), TURBOFNO_USE_CUDA (AUTO|ON|OFF), ONNXRUNTIME_INCLUDE_DIR
+# (use these ORT headers instead of the cached download), PYTEST_ARGS (extra pytest arguments).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+VENV=${TURBOFNO_VENV:-$ROOT/.venv}
+PY=$VENV/bin/python
+BUILD_DIR=$ROOT/build/ci
+START=$(date +%s)
+unset TURBOFNO_LIB_DIR  # test the installed package, not a dev build
+
+step() { echo; echo "=== [test.sh +$(( $(date +%s) - START ))s] $*"; }
+
+# pytest exit 5 means "no tests collected": that is a failure here, never a silent pass.
+run_pytest() {
+  local rc=0
+  "$PY" -m pytest "$@" || rc=$?
+  if [ "$rc" -eq 5 ]; then
+    echo "test.sh: pytest collected no tests ($*): failing" >&2
+    return 1
+  fi
+  return "$rc"
+}
+
+step "Python environment: $VENV"
+if [ ! -x "$PY" ]; then
+  python3 -m venv "$VENV"
+fi
+"$PY" -m pip --version
+
+# torch first, pinned: the CPU build of 2.13.0 lies on disk on these machines; resolving it from the
+# extras later could pull a multi-GB CUDA build instead.
+if ! "$PY" -c "import sys, torch; sys.exit(0 if torch.__version__.split('+')[0] == '2.13.0' else 1)" 2>/dev/null; then
+  step "pip install torch==2.13.0"
+  "$PY" -m pip install torch==2.13.0
+fi
+
+step "pip install build requirements"
+"$PY" -m pip install -q "scikit-build-core>=0.10" ninja
+
+step "pip install .[test] (C++ build in $BUILD_DIR, CUDA: ${TURBOFNO_USE_CUDA:-AUTO})"
+PIP_ARGS=(
+  --no-build-isolation
+  --config-settings=build-dir="$BUILD_DIR"
+  --config-settings=cmake.define.TURBOFNO_BUILD_TESTS=ON
+  --config-settings=cmake.define.TURBOFNO_USE_CUDA="${TURBOFNO_USE_CUDA:-AUTO}"
+  --config-settings=build.verbose=true
+)
+if [ -n "${ONNXRUNTIME_INCLUDE_DIR:-}" ]; then
+  PIP_ARGS+=(--config-settings=cmake.define.ONNXRUNTIME_INCLUDE_DIR="$ONNXRUNTIME_INCLUDE_DIR")
+fi
+"$PY" -m pip install "${PIP_ARGS[@]}" ".[test]"
+
+step "turbofno info"
+"$VENV/bin/turbofno" info
+
+step "C++ tests (ctest)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure
+
+step "Python tests (pytest tests/python)"
+# `import turbofno` resolves to the installed package (the checkout keeps it under python/).
+run_pytest "$ROOT/tests/python" -ra --rootdir "$ROOT" ${PYTEST_ARGS:-}
+
+if [ "${TURBOFNO_SANITIZE:-0}" = "1" ]; then
+  ASAN_DIR=$ROOT/build/asan
+  step "ASan+UBSan build of the host code in $ASAN_DIR"
+  CMAKE_ARGS=(-S "$ROOT" -B "$ASAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTURBOFNO_SANITIZE=ON
+              -DTURBOFNO_BUILD_TESTS=ON -DTURBOFNO_USE_CUDA=OFF -DTURBOFNO_BUILD_TRT=OFF)
+  if [ -n "${ONNXRUNTIME_INCLUDE_DIR:-}" ]; then CMAKE_ARGS+=(-DONNXRUNTIME_INCLUDE_DIR="$ONNXRUNTIME_INCLUDE_DIR"); fi
+  cmake "${CMAKE_ARGS[@]}"
+  cmake --build "$ASAN_DIR" -j2
+
+  step "C++ tests under ASan+UBSan"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$ASAN_DIR" --output-on-failure
+
+  step "ORT CPU tests under ASan+UBSan (libasan preloaded into Python)"
+  LIBASAN=$(gcc -print-file-name=libasan.so)
+  # Leak checking is off for the Python process (the interpreter itself never frees everything).
+  TURBOFNO_LIB_DIR=$ASAN_DIR LD_PRELOAD=$LIBASAN \
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_pytest "$ROOT/tests/python/test_ort_cpu.py" "$ROOT/tests/python/test_ort_errors.py" -ra --rootdir "$ROOT" -p no:cacheprovider
+fi
+
+step "all tests passed"
