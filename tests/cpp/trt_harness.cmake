@@ -1,0 +1,14 @@
+# The TensorRT plugin harness (tests/cpp/trt_harness_*.cpp). Included by tests/cpp/CMakeLists.txt
+# when the turbofno_trt target exists. It loads libturbofno_trt.so with dlopen like TensorRT does;
+# it links the core only to compute expected shapes/workspace, and cudart for the GPU part.
+add_executable(trt_harness
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_main.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_common.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_flow.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_cpu.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_gpu.cpp
+)
+target_link_libraries(trt_harness PRIVATE turbofno_core turbofno_tensorrt_headers CUDA::cudart_static ${CMAKE_DL_LIBS})
+add_dependencies(trt_harness turbofno_trt)
+# CPU checks always; the GPU part runs where a device exists and prints "SKIPPED: ..." elsewhere.
+add_test(NAME trt_plugin_harness COMMAND trt_harness --lib $<TARGET_FILE:turbofno_trt>)

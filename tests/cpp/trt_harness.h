@@ -1,0 +1,114 @@
+// Shared pieces of the TensorRT plugin harness: loading libturbofno_trt.so the way
+// IPluginRegistry::loadLibrary does (dlopen + setLoggerFinder + getCreators), field collections
+// built the way TensorRT's ONNX parser builds them, test cases, and check bookkeeping.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <NvInferRuntime.h>
+
+#include "trt_test_doubles.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // IPluginV2* is deprecated in TensorRT 10
+
+namespace trt_test {
+
+// ---- bookkeeping -------------------------------------------------------------------------------
+struct Tally {
+    int passed = 0;
+    int failed = 0;
+};
+Tally& tally();
+CapturingLogger& logger();
+bool check(bool condition, std::string const& what);  // prints FAIL lines, counts
+// Drops captured plugin errors and returns whether any contained `needle` (empty: any error at all).
+bool loggedError(std::string const& needle = "");
+
+// ---- the library, loaded like TensorRT loads it ---------------------------------------------------
+struct PluginLibrary {
+    void* handle = nullptr;
+    nvinfer1::IPluginCreatorV3One* v3 = nullptr;
+    nvinfer1::IPluginCreator* v2 = nullptr;
+    int nbCreators = 0;
+};
+// dlopen(path), call setLoggerFinder with the capturing logger, read getCreators and pick the
+// creators by their interface kind. Returns false (with a message) when anything is missing.
+bool loadPluginLibrary(std::string const& path, PluginLibrary& lib);
+
+// ---- fields as the ONNX parser passes them --------------------------------------------------------
+// Owns the data; `collection()` stays valid until the object changes.
+class FieldSet {
+public:
+    void addInts(std::string const& name, std::vector<int32_t> const& values,
+                 nvinfer1::PluginFieldType type = nvinfer1::PluginFieldType::kINT32);
+    void addRaw(std::string const& name, std::vector<unsigned char> bytes, nvinfer1::PluginFieldType type, int32_t length);
+    void addNull(std::string const& name, int32_t length);  // data == nullptr
+    // Deep copy of a collection (what TensorRT does when it stores getFieldsToSerialize in a plan).
+    static FieldSet copyOf(nvinfer1::PluginFieldCollection const* fc);
+    nvinfer1::PluginFieldCollection const* collection();
+    size_t size() const { return mEntries.size(); }
+
+    struct Entry {
+        std::string name;
+        std::vector<unsigned char> bytes;
+        nvinfer1::PluginFieldType type;
+        int32_t length;
+        bool null = false;
+    };
+    std::vector<Entry>& entries() { return mEntries; }
+
+private:
+    std::vector<Entry> mEntries;
+    std::vector<nvinfer1::PluginField> mFields;
+    nvinfer1::PluginFieldCollection mCollection{};
+};
+
+// ---- one SpectralConv problem -----------------------------------------------------------------------
+struct Case {
+    std::string name;
+    std::vector<int32_t> modesLow, modesHigh;
+    int32_t norm = 0, separable = 0;
+    bool writeNorm = true, writeSeparable = true;  // ONNX attributes may be absent (defaults apply)
+    int64_t n = 1, cin = 1, cout = 1;
+    std::vector<int64_t> spatial;
+    bool bias = false;
+    nvinfer1::DataType type = nvinfer1::DataType::kFLOAT;
+
+    int rank() const { return static_cast<int>(spatial.size()); }
+    FieldSet fields() const;                        // as the ONNX parser builds them
+    nvinfer1::Dims xDims(int64_t batch) const;      // [N, Cin, S...]
+    nvinfer1::Dims weightDims() const;              // [Cin, Cout|1, K..., 2]
+    nvinfer1::Dims biasDims() const;                // [Cout]
+    nvinfer1::Dims outDims(int64_t batch) const;    // [N, Cout, S...]
+    int nbInputs() const { return bias ? 3 : 2; }
+};
+
+// ---- checks (trt_harness_cpu.cpp / trt_harness_gpu.cpp) -------------------------------------------
+void runCpuChecks(PluginLibrary& lib);
+bool gpuAvailable(std::string* reason);
+void runGpuChecks(PluginLibrary& lib);
+// A case read from a file (written by tests/python/test_trt_onnx_fields.py); see trt_harness_main.cpp.
+int runCaseFile(PluginLibrary& lib, std::string const& path);
+
+// Common flows used by both the built-in cases and case files.
+// Build-phase checks on one case; returns the plugin's serialized fields (V3) and blob (V2).
+struct BuildResult {
+    bool ok = false;
+    FieldSet v3Fields;
+    std::vector<unsigned char> v2Blob;
+    size_t v3Workspace = 0, v2Workspace = 0;
+};
+BuildResult buildPhase(PluginLibrary& lib, Case const& c, nvinfer1::PluginFieldCollection const* fc);
+// Runtime phase on the GPU: recreate from the serialized state, enqueue, compare with `expected`
+// (or with the float64 reference when `expected` is empty; inputs random when `inputs` is empty).
+struct HostInputs {
+    std::vector<double> x, weight, bias;  // already representable in the case's type
+};
+bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* inputs,
+                  std::vector<double> const* expected);
+
+}  // namespace trt_test

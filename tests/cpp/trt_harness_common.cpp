@@ -1,0 +1,192 @@
+#include <dlfcn.h>
+
+#include <cstring>
+
+#include "trt_harness.h"
+
+namespace trt_test {
+
+using namespace nvinfer1;
+
+Tally& tally() {
+    static Tally t;
+    return t;
+}
+
+CapturingLogger& logger() {
+    static CapturingLogger l;
+    return l;
+}
+
+bool check(bool condition, std::string const& what) {
+    if (condition) {
+        ++tally().passed;
+    } else {
+        ++tally().failed;
+        std::printf("  FAIL: %s\n", what.c_str());
+        std::fflush(stdout);
+    }
+    return condition;
+}
+
+bool loggedError(std::string const& needle) {
+    std::vector<std::string> const msgs = logger().take();
+    for (std::string const& m : msgs) {
+        if (needle.empty() || m.find(needle) != std::string::npos) return true;
+    }
+    if (!msgs.empty() && !needle.empty()) {
+        std::printf("    (logged instead: %s)\n", msgs.front().c_str());
+    }
+    return false;
+}
+
+bool loadPluginLibrary(std::string const& path, PluginLibrary& lib) {
+    // RTLD_LOCAL like TensorRT's loader: nothing of the library leaks into the global namespace.
+    lib.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib.handle) {
+        std::printf("cannot dlopen %s: %s\n", path.c_str(), dlerror());
+        return false;
+    }
+    using SetLoggerFinder = void (*)(ILoggerFinder*);
+    using GetCreators = IPluginCreatorInterface* const* (*)(int32_t&);
+    auto setFinder = reinterpret_cast<SetLoggerFinder>(dlsym(lib.handle, "setLoggerFinder"));
+    auto getCreators = reinterpret_cast<GetCreators>(dlsym(lib.handle, "getCreators"));
+    if (!setFinder || !getCreators) {
+        std::printf("%s lacks setLoggerFinder or getCreators\n", path.c_str());
+        return false;
+    }
+    static TestLoggerFinder finder(&logger());
+    setFinder(&finder);
+    int32_t n = 0;
+    IPluginCreatorInterface* const* creators = getCreators(n);
+    if (!creators || n <= 0) {
+        std::printf("getCreators returned no creators\n");
+        return false;
+    }
+    lib.nbCreators = n;
+    for (int32_t i = 0; i < n; ++i) {
+        // TensorRT tells the creator kinds apart by getInterfaceInfo().kind, then casts.
+        InterfaceInfo const info = creators[i]->getInterfaceInfo();
+        if (std::strcmp(info.kind, "PLUGIN CREATOR_V3ONE") == 0) {
+            lib.v3 = static_cast<IPluginCreatorV3One*>(creators[i]);
+        } else if (std::strcmp(info.kind, "PLUGIN CREATOR_V1") == 0) {
+            lib.v2 = static_cast<IPluginCreator*>(creators[i]);
+        } else {
+            std::printf("unknown creator kind '%s'\n", info.kind);
+            return false;
+        }
+    }
+    return lib.v3 != nullptr && lib.v2 != nullptr;
+}
+
+// ---- FieldSet -------------------------------------------------------------------------------------
+
+void FieldSet::addInts(std::string const& name, std::vector<int32_t> const& values, PluginFieldType type) {
+    Entry e{name, {}, type, static_cast<int32_t>(values.size())};
+    if (type == PluginFieldType::kINT64) {
+        for (int32_t v : values) {
+            int64_t const w = v;
+            unsigned char const* b = reinterpret_cast<unsigned char const*>(&w);
+            e.bytes.insert(e.bytes.end(), b, b + sizeof w);
+        }
+    } else {
+        unsigned char const* b = reinterpret_cast<unsigned char const*>(values.data());
+        e.bytes.assign(b, b + sizeof(int32_t) * values.size());
+    }
+    mEntries.push_back(std::move(e));
+}
+
+void FieldSet::addRaw(std::string const& name, std::vector<unsigned char> bytes, PluginFieldType type, int32_t length) {
+    mEntries.push_back(Entry{name, std::move(bytes), type, length});
+}
+
+void FieldSet::addNull(std::string const& name, int32_t length) {
+    Entry e{name, {}, PluginFieldType::kINT32, length};
+    e.null = true;
+    mEntries.push_back(std::move(e));
+}
+
+FieldSet FieldSet::copyOf(PluginFieldCollection const* fc) {
+    FieldSet out;
+    if (!fc) return out;
+    for (int32_t i = 0; i < fc->nbFields; ++i) {
+        PluginField const& f = fc->fields[i];
+        size_t elem = 1;
+        switch (f.type) {
+            case PluginFieldType::kINT32:
+            case PluginFieldType::kFLOAT32: elem = 4; break;
+            case PluginFieldType::kINT64:
+            case PluginFieldType::kFLOAT64: elem = 8; break;
+            case PluginFieldType::kINT16:
+            case PluginFieldType::kFLOAT16:
+            case PluginFieldType::kBF16: elem = 2; break;
+            default: elem = 1; break;
+        }
+        Entry e{f.name ? f.name : "", {}, f.type, f.length};
+        if (f.data && f.length > 0) {
+            unsigned char const* b = static_cast<unsigned char const*>(f.data);
+            e.bytes.assign(b, b + elem * static_cast<size_t>(f.length));
+        } else {
+            e.null = f.data == nullptr;
+        }
+        out.mEntries.push_back(std::move(e));
+    }
+    return out;
+}
+
+PluginFieldCollection const* FieldSet::collection() {
+    mFields.clear();
+    for (Entry const& e : mEntries) {
+        void const* data = e.null ? nullptr : (e.bytes.empty() ? static_cast<void const*>(&e.bytes) : e.bytes.data());
+        mFields.emplace_back(e.name.c_str(), data, e.type, e.length);
+    }
+    mCollection.nbFields = static_cast<int32_t>(mFields.size());
+    mCollection.fields = mFields.data();
+    return &mCollection;
+}
+
+// ---- Case -----------------------------------------------------------------------------------------
+
+FieldSet Case::fields() const {
+    // TensorRT's ONNX parser: INTS -> kINT32 array, INT -> one kINT32, absent attribute -> no field.
+    FieldSet f;
+    f.addInts("modes_low", modesLow);
+    f.addInts("modes_high", modesHigh);
+    if (writeNorm) f.addInts("norm", {norm});
+    if (writeSeparable) f.addInts("separable", {separable});
+    return f;
+}
+
+Dims Case::xDims(int64_t batch) const {
+    Dims d{};
+    d.nbDims = 2 + rank();
+    d.d[0] = batch;
+    d.d[1] = cin;
+    for (int j = 0; j < rank(); ++j) d.d[2 + j] = spatial[static_cast<size_t>(j)];
+    return d;
+}
+
+Dims Case::weightDims() const {
+    Dims d{};
+    d.nbDims = 3 + rank();
+    d.d[0] = cin;
+    d.d[1] = separable ? 1 : cout;
+    for (int j = 0; j < rank(); ++j) d.d[2 + j] = modesLow[static_cast<size_t>(j)] + modesHigh[static_cast<size_t>(j)];
+    d.d[2 + rank()] = 2;
+    return d;
+}
+
+Dims Case::biasDims() const {
+    Dims d{};
+    d.nbDims = 1;
+    d.d[0] = cout;
+    return d;
+}
+
+Dims Case::outDims(int64_t batch) const {
+    Dims d = xDims(batch);
+    d.d[1] = cout;
+    return d;
+}
+
+}  // namespace trt_test

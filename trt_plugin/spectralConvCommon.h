@@ -1,0 +1,113 @@
+// The part both TensorRT plugin interfaces share: creator fields, attribute parsing, the V2 byte
+// format, type/format support, and the launch. It only translates between TensorRT types and the
+// core API (plugins/include/turbofno): validation, shapes, workspace and the kernel live there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <NvInferRuntime.h>
+
+#include "turbofno/core.h"
+
+namespace turbofno {
+namespace trt {
+
+// Plugin name == ONNX op_type; version "1" == the ONNX node's plugin_version attribute.
+constexpr char const* kPLUGIN_NAME = core::kOpType;
+constexpr char const* kPLUGIN_VERSION = core::kPluginVersion;
+// TensorRT's registry keys creators by (name, version, namespace), so the V2 creator cannot share
+// version "1" with the V3 one when both are registered (TensorRT 10+). Before TensorRT 10 only V2
+// exists and it takes version "1".
+#if NV_TENSORRT_MAJOR >= 10
+constexpr char const* kLEGACY_PLUGIN_VERSION = "1-legacy";
+#else
+constexpr char const* kLEGACY_PLUGIN_VERSION = "1";
+#endif
+constexpr int32_t kMIN_INPUTS = 2;  // x, weight
+constexpr int32_t kMAX_INPUTS = 3;  // x, weight, bias
+
+// Thrown inside the library only; every noexcept TensorRT entry point catches it.
+class PluginError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+void pluginCheck(bool condition, std::string const& message);
+
+// Logging through the logger TensorRT passes to setLoggerFinder (stderr when there is none).
+void setLoggerFinder(nvinfer1::ILoggerFinder* finder) noexcept;
+void logError(std::string const& message) noexcept;
+// For catch blocks: "SpectralConv '<layer>': <what> failed: <reason>".
+void logCaught(char const* layerName, char const* what) noexcept;
+
+// The creator's field list: modes_low, modes_high, norm, separable (all kINT32).
+nvinfer1::PluginFieldCollection const* creatorFieldNames() noexcept;
+
+// Attributes from fields as TensorRT's ONNX parser passes them (INT -> one int32, INTS -> int32
+// array; absent attribute -> absent field) or as getFieldsToSerialize wrote them. kINT64 fields
+// are also accepted (range-checked). Missing norm/separable take their defaults. Throws
+// PluginError naming the problem; the result has passed core::validateAttrs.
+core::SpectralConvAttrs attrsFromFields(nvinfer1::PluginFieldCollection const* fc);
+
+// Owns the field array that describes one attribute set (for getFieldsToSerialize).
+class AttrFields {
+public:
+    void assign(core::SpectralConvAttrs const& attrs);
+    nvinfer1::PluginFieldCollection const* collection() const noexcept { return &mCollection; }
+
+private:
+    int32_t mModesLow[core::kMaxRank] = {};
+    int32_t mModesHigh[core::kMaxRank] = {};
+    int32_t mNorm = 0;
+    int32_t mSeparable = 0;
+    std::vector<nvinfer1::PluginField> mFields;
+    nvinfer1::PluginFieldCollection mCollection{};
+};
+
+// V2 serialization: a fixed-size blob with magic, format version, the attributes, the input count
+// seen by configurePlugin (0 = not configured yet, 2 or 3) and a checksum.
+constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 4;
+void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, void* buffer);
+// Throws PluginError on a wrong length, magic, version, checksum or invalid attributes.
+core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs);
+
+// Element types the CUDA kernel implements (fp32, fp16, bf16 where TensorRT has it).
+bool isSupportedType(nvinfer1::DataType type) noexcept;
+core::DataType toCoreType(nvinfer1::DataType type);  // throws PluginError
+char const* typeName(nvinfer1::DataType type) noexcept;
+
+// supportsFormatCombination for both interfaces: LINEAR everywhere, one supported type for all
+// inputs and the output. Decides from inOut[0..pos] only, as TensorRT requires.
+bool supportsCombination(int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept;
+// The same for V3's DynamicPluginTensorDesc array.
+bool supportsCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept;
+
+// True when every extent is known (no -1 wildcard).
+bool isConcrete(nvinfer1::Dims const& dims) noexcept;
+
+// core::inferShape on TensorRT dims (x, weight, optional bias); throws PluginError with its message.
+core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, nvinfer1::Dims const* inputDims, int32_t nbInputs);
+
+// Validation at build time: every fully known dims set (desc, min, opt, max) must pass inferShape.
+void checkBuildShapes(core::SpectralConvAttrs const& attrs, nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs);
+
+// Workspace for the profile: the largest core::cudaWorkspaceBytes over its min, opt and max shapes.
+size_t workspaceForProfile(core::SpectralConvAttrs const& attrs, nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs);
+size_t workspaceForDims(core::SpectralConvAttrs const& attrs, nvinfer1::PluginTensorDesc const* in, int32_t nbInputs);
+
+// Output dims as expressions: [N, Cout, S_1..S_d] from x and weight. When every input extent is a
+// constant they come from core::inferShape / core::outputDims (so bad shapes fail here already).
+void outputShapeExprs(core::SpectralConvAttrs const& attrs, nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
+                      nvinfer1::DimsExprs& output, nvinfer1::IExprBuilder& exprBuilder);
+
+// Validates descriptors against the core, fills the params and calls core::launchCuda.
+// Throws PluginError on bad shapes/types or a CUDA error.
+void launch(core::SpectralConvAttrs const& attrs, nvinfer1::PluginTensorDesc const* inputDesc, int32_t nbInputs,
+            nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
+            void* workspace, cudaStream_t stream);
+
+}  // namespace trt
+}  // namespace turbofno

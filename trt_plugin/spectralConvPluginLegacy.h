@@ -1,0 +1,83 @@
+// SpectralConv as a TensorRT IPluginV2DynamicExt with its IPluginCreator (deprecated since
+// TensorRT 10 but still loaded by it; the only interface before TensorRT 10). Same core calls as
+// the V3 plugin (spectralConvCommon.h); only the TensorRT plumbing differs.
+#pragma once
+
+#include <string>
+
+#include <NvInferRuntime.h>
+
+#include "spectralConvCommon.h"
+
+// IPluginV2* is marked deprecated in TensorRT 10; implementing it is the point of this file.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace turbofno {
+namespace trt {
+
+class SpectralConvPluginLegacy : public nvinfer1::IPluginV2DynamicExt {
+public:
+    SpectralConvPluginLegacy(std::string layerName, core::SpectralConvAttrs const& attrs, int32_t nbInputs = 0);
+    ~SpectralConvPluginLegacy() override = default;
+
+    // IPluginV2
+    char const* getPluginType() const noexcept override;
+    char const* getPluginVersion() const noexcept override;
+    int32_t getNbOutputs() const noexcept override;
+    int32_t initialize() noexcept override;
+    void terminate() noexcept override;
+    size_t getSerializationSize() const noexcept override;
+    void serialize(void* buffer) const noexcept override;
+    void destroy() noexcept override;
+    void setPluginNamespace(char const* pluginNamespace) noexcept override;
+    char const* getPluginNamespace() const noexcept override;
+
+    // IPluginV2Ext
+    nvinfer1::DataType getOutputDataType(int32_t index, nvinfer1::DataType const* inputTypes,
+                                         int32_t nbInputs) const noexcept override;
+
+    // IPluginV2DynamicExt
+    nvinfer1::IPluginV2DynamicExt* clone() const noexcept override;
+    nvinfer1::DimsExprs getOutputDimensions(int32_t outputIndex, nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
+                                            nvinfer1::IExprBuilder& exprBuilder) noexcept override;
+    bool supportsFormatCombination(int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t nbInputs,
+                                   int32_t nbOutputs) noexcept override;
+    void configurePlugin(nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs,
+                         nvinfer1::DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept override;
+    size_t getWorkspaceSize(nvinfer1::PluginTensorDesc const* inputs, int32_t nbInputs,
+                            nvinfer1::PluginTensorDesc const* outputs, int32_t nbOutputs) const noexcept override;
+    int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
+                    void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override;
+
+    core::SpectralConvAttrs const& attrs() const noexcept { return mAttrs; }
+
+private:
+    std::string mLayerName;
+    std::string mNamespace;
+    core::SpectralConvAttrs mAttrs;
+    int32_t mNbInputs = 0;  // 2 or 3 once configurePlugin ran (also serialized)
+    bool mConfigOk = true;  // configurePlugin cannot return an error; enqueue reports it
+};
+
+class SpectralConvPluginLegacyCreator : public nvinfer1::IPluginCreator {
+public:
+    SpectralConvPluginLegacyCreator() = default;
+    ~SpectralConvPluginLegacyCreator() override = default;
+
+    char const* getPluginName() const noexcept override;
+    char const* getPluginVersion() const noexcept override;
+    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override;
+    nvinfer1::IPluginV2* createPlugin(char const* name, nvinfer1::PluginFieldCollection const* fc) noexcept override;
+    nvinfer1::IPluginV2* deserializePlugin(char const* name, void const* serialData, size_t serialLength) noexcept override;
+    void setPluginNamespace(char const* pluginNamespace) noexcept override;
+    char const* getPluginNamespace() const noexcept override;
+
+private:
+    std::string mNamespace;
+};
+
+}  // namespace trt
+}  // namespace turbofno
+
+#pragma GCC diagnostic pop
