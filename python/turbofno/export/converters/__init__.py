@@ -6,7 +6,8 @@ module's path and the input shape it saw on the example input). It raises `Value
 exporter turns that into an error naming the module path and class.
 
 Lookup order: converters registered with `register_converter` (most-derived class first), then
-the built-in families: neuraloperator, PhysicsNeMo, classic FNO (recognized by structure).
+the built-in families: TurboSpectralConv itself (kept as is), neuraloperator, PhysicsNeMo, classic
+FNO (recognized by structure).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Callable, Optional
 from torch import nn
 
 from turbofno.export.converters import classic, neuraloperator, physicsnemo
+from turbofno.export.module import TurboSpectralConv
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ _USER: dict[type, Converter] = {}
 
 # (family name, predicate, converter), tried in order after the user registry
 _BUILTIN = [
+    ("turbofno", lambda m: isinstance(m, TurboSpectralConv), lambda m, ctx: m),  # already converted
     ("neuraloperator", neuraloperator.matches, neuraloperator.convert),
     ("physicsnemo", physicsnemo.matches, physicsnemo.convert),
     ("classic", classic.matches, classic.convert),

@@ -1,0 +1,70 @@
+"""`turbofno export`: a trained PyTorch FNO (+ checkpoint) -> ONNX with SpectralConv nodes."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+_EPILOG = """examples:
+  turbofno export --model neuralop.models:FNO \\
+      --model-kwargs '{"n_modes": [16, 16], "in_channels": 3, "out_channels": 1, "hidden_channels": 32}' \\
+      --checkpoint fno.pt --input-shape 1,3,64,64 --out fno.onnx
+  turbofno export --model my_model.py:build --checkpoint ckpt.pt --checkpoint-key model --input-shape 1,1,128 --out m.onnx
+"""
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "export", help="export a PyTorch FNO to ONNX with TurboFNO SpectralConv nodes",
+        description="Convert every spectral convolution of a PyTorch model to ai.turbofno::SpectralConv, export "
+                    "the model with torch.onnx (dynamic batch), and check the ONNX file in ONNX Runtime.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True,
+                   help="FILE.py:NAME or MODULE:NAME (a factory function or class returning the model), "
+                        "or a whole pickled model file (needs --unsafe-load)")
+    p.add_argument("--model-kwargs", default=None, metavar="JSON", help="keyword arguments for the factory, as JSON")
+    p.add_argument("--checkpoint", default=None, help="state dict to load (torch.save file)")
+    p.add_argument("--checkpoint-key", default=None,
+                   help="key of the state dict inside the checkpoint (default: the file itself, or one of "
+                        "state_dict / model_state_dict / model / net / module)")
+    p.add_argument("--unsafe-load", action="store_true",
+                   help="allow torch.load to unpickle arbitrary objects (only for files you trust)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--input-shape", metavar="N,C,S1[,S2[,S3]]",
+                     help="shape of the example input (random normal, --seed); fixes the spatial size")
+    src.add_argument("--input", metavar="FILE", help="example input as .npy or a torch.save'd tensor")
+    p.add_argument("--out", required=True, help="output .onnx path")
+    p.add_argument("--static-batch", action="store_true", help="keep the batch size of the example fixed")
+    p.add_argument("--no-validate", action="store_true", help="skip the ONNX Runtime check")
+    p.add_argument("--rtol", type=float, default=None, help="relative L2 tolerance of the check (default 1e-4)")
+    p.add_argument("--opset", type=int, default=None, help="default-domain ONNX opset (default: torch.onnx's)")
+    p.add_argument("--allow-fft", action="store_true",
+                   help="export FFTs outside recognized layers as ONNX DFT instead of failing")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random example input")
+    p.add_argument("--quiet", action="store_true", help="print only errors")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import torch
+
+    from turbofno.export import exporter, loading
+    from turbofno.export.errors import ExportError
+
+    try:
+        model = loading.build_model(args.model, args.model_kwargs, args.unsafe_load)
+        if args.checkpoint:
+            loading.load_checkpoint(model, args.checkpoint, args.checkpoint_key, args.unsafe_load)
+        if args.input:
+            example = loading.load_input(args.input)
+        else:
+            generator = torch.Generator().manual_seed(args.seed)
+            example = torch.randn(loading.parse_shape(args.input_shape), generator=generator)
+        model = model.float()
+        report = exporter.export(
+            model, example, args.out, dynamic_batch=not args.static_batch, validate=not args.no_validate,
+            rtol=exporter.DEFAULT_RTOL if args.rtol is None else args.rtol, opset=args.opset,
+            verbose=not args.quiet, allow_fft=args.allow_fft)
+    except (ExportError, loading.LoadError, FileNotFoundError) as err:
+        print(f"turbofno export: error: {err}", file=sys.stderr)
+        return 1
+    return 0 if report.ok else 1
