@@ -12,13 +12,18 @@ namespace cpu {
 using SgemmFn = void (*)(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
                          float* C, int64_t ldc, const float* bias, int64_t rowsPerBias);
 
-// y[c] += x[c] * w[c] for `count` complex numbers stored interleaved (re, im).
-using ComplexMulAccFn = void (*)(float* y, const float* x, const float* w, int64_t count);
+// For each batch entry n < batch: y_n[c] += sum_r x_n[r][c] * w[r][c] over r < rows (1..kMaxMacRows)
+// and c < count, where y_n = y + n * yStride and x_n[r] = x[r] + n * xStride. Complex numbers are
+// interleaved (re, im). Several rows per call cut the read-modify-write traffic on y; the weight
+// rows are loaded once for the whole batch.
+constexpr int kMaxMacRows = 4;
+using ComplexMacFn = void (*)(float* y, int64_t yStride, const float* const* x, int64_t xStride,
+                              const float* const* w, int rows, int64_t batch, int64_t count);
 
 struct CpuKernels {
     const char* name;  // "avx512", "avx2" or "portable"
     SgemmFn sgemm;
-    ComplexMulAccFn complexMulAcc;
+    ComplexMacFn complexMac;
 };
 
 CpuKernels portableKernels();

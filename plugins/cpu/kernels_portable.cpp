@@ -19,17 +19,25 @@ void sgemmPortable(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
     }
 }
 
-void complexMulAccPortable(float* y, const float* x, const float* w, int64_t count) {
-    for (int64_t c = 0; c < count; ++c) {
-        const float xr = x[2 * c], xi = x[2 * c + 1], wr = w[2 * c], wi = w[2 * c + 1];
-        y[2 * c] += xr * wr - xi * wi;
-        y[2 * c + 1] += xr * wi + xi * wr;
+void complexMacPortable(float* y, int64_t yStride, const float* const* x, int64_t xStride, const float* const* w,
+                        int rows, int64_t batch, int64_t count) {
+    for (int64_t n = 0; n < batch; ++n) {
+        float* __restrict yn = y + n * yStride;
+        for (int r = 0; r < rows; ++r) {
+            const float* __restrict xn = x[r] + n * xStride;
+            const float* __restrict wr_ = w[r];
+            for (int64_t c = 0; c < count; ++c) {
+                const float xr = xn[2 * c], xi = xn[2 * c + 1], wr = wr_[2 * c], wi = wr_[2 * c + 1];
+                yn[2 * c] += xr * wr - xi * wi;
+                yn[2 * c + 1] += xr * wi + xi * wr;
+            }
+        }
     }
 }
 
 }  // namespace
 
-CpuKernels portableKernels() { return {"portable", sgemmPortable, complexMulAccPortable}; }
+CpuKernels portableKernels() { return {"portable", sgemmPortable, complexMacPortable}; }
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels.h"
+
 namespace turbofno {
 namespace cpu {
 namespace {
@@ -42,9 +44,14 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
 
     p.fwdBlock = channelBlock(p.batch, p.cin, p.rows, p.threads);
     p.invBlock = channelBlock(p.batch, p.cout, p.rows, p.threads);
-    p.mixModes = std::min<int64_t>(p.modes, 128);
-    const int64_t modeBlocks = ceilDiv(p.modes, p.mixModes);
-    p.mixOutBlock = std::max<int64_t>(1, p.cout / std::max<int64_t>(1, ceilDiv(4 * p.threads, modeBlocks)));
+    // Mixing: a task owns the outputs Y[:, o0..o1, m0..m1] (kept in L2 while every input channel
+    // is added in) and streams W[i, o0..o1, m0..m1], contiguous when the block spans all modes.
+    const int64_t budget = 512 * 1024 / 8;  // complex values of Y per task
+    p.mixModes = std::min<int64_t>(p.modes, std::max<int64_t>(64, budget / p.batch));
+    p.mixOutBlock = std::min<int64_t>(p.cout, std::max<int64_t>(1, budget / (p.batch * p.mixModes)));
+    auto mixTasks = [&p] { return ceilDiv(p.modes, p.mixModes) * ceilDiv(p.cout, p.mixOutBlock); };
+    while (p.mixOutBlock > 1 && mixTasks() < 2 * static_cast<int64_t>(p.threads)) p.mixOutBlock = ceilDiv(p.mixOutBlock, 2);
+    while (p.mixModes > 64 && mixTasks() < static_cast<int64_t>(p.threads)) p.mixModes = ceilDiv(p.mixModes, 2);
 
     int64_t off = 0;
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
@@ -66,7 +73,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tBufA = takeT(slab);
     p.tBufB = takeT(slab);
     p.tProd = takeT(2 * slab);
-    p.tWeight = takeT(p.convert ? 2 * p.mixModes : 0);
+    p.tWeight = takeT(p.convert ? kMaxMacRows * 2 * p.mixModes : 0);
     p.threadFloats = align16(t);
     p.offThreads = off;
     p.totalFloats = off + p.threadFloats * p.threads;

@@ -1,6 +1,7 @@
 // runCpu: forward truncated DFT -> per-mode channel mixing -> inverse truncated DFT, each stage a
 // parallel loop over independent tasks, every DFT a small GEMM against precomputed tables.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -10,6 +11,7 @@
 #include "convert.h"
 #include "kernels.h"
 #include "plan.h"
+#include "stage_times.h"
 #include "thread_pool.h"
 #include "transforms.h"
 #include "turbofno/cpu.h"
@@ -22,6 +24,13 @@ namespace {
 using cpu::CpuPlan;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+double msSince(std::chrono::steady_clock::time_point& t) {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+    return ms;
+}
 
 int resolveThreads(int numThreads) { return numThreads > 0 ? std::min(numThreads, 1024) : defaultCpuThreads(); }
 
@@ -65,33 +74,47 @@ struct Run {
                              axisScratch(worker));
     }
 
-    // Task: output channels [o0, o0 + count) of one block of modes, all batches.
+    // Task: Y[:, o0..o1, m0..m1] = sum_i X[:, i, m0..m1] * W[i, o, m0..m1]. Input channels go in
+    // groups of kMaxMacRows so y is read and written once per group; the loop over o inside a group
+    // reads W[i, o0..o1, ..] in address order.
     void mix(int64_t task, int worker) const {
         const int64_t modeBlocks = ceilDiv(plan.modes, plan.mixModes);
         const int64_t m0 = (task % modeBlocks) * plan.mixModes;
         const int64_t o0 = (task / modeBlocks) * plan.mixOutBlock;
         const int64_t mc = std::min(plan.mixModes, plan.modes - m0);
         const int64_t oEnd = std::min(plan.cout, o0 + plan.mixOutBlock);
-        const int64_t wOut = plan.separable ? 1 : plan.cout;  // weight dim 1
         float* wBuf = thread(worker) + plan.tWeight;
-        for (int64_t o = o0; o < oEnd; ++o) {
-            for (int64_t n = 0; n < plan.batch; ++n) {
-                float* y = ys() + ((n * plan.cout + o) * plan.modes + m0) * 2;
-                std::fill(y, y + 2 * mc, 0.0f);
+        auto yAt = [&](int64_t n, int64_t o) { return ys() + ((n * plan.cout + o) * plan.modes + m0) * 2; };
+        auto xAt = [&](int64_t n, int64_t i) -> const float* { return xs() + ((n * plan.cin + i) * plan.modes + m0) * 2; };
+        // Weight row (i, o) restricted to this mode block, as fp32 (converted into slot r if needed).
+        auto wAt = [&](int64_t i, int64_t o, int r) -> const float* {
+            const int64_t off = ((i * (plan.separable ? 1 : plan.cout) + (plan.separable ? 0 : o)) * plan.modes + m0) * 2;
+            if (!plan.convert) return static_cast<const float*>(params.weight) + off;
+            float* dst = wBuf + r * 2 * plan.mixModes;
+            cpu::loadAsFloat(static_cast<const uint16_t*>(params.weight) + off, params.dtype, 2 * mc, dst);
+            return dst;
+        };
+        for (int64_t n = 0; n < plan.batch; ++n)
+            for (int64_t o = o0; o < oEnd; ++o) std::fill(yAt(n, o), yAt(n, o) + 2 * mc, 0.0f);
+        const int64_t yStride = plan.cout * plan.modes * 2, xStride = plan.cin * plan.modes * 2;  // per batch
+        const float* xp[cpu::kMaxMacRows];
+        const float* wp[cpu::kMaxMacRows];
+        if (plan.separable) {
+            for (int64_t o = o0; o < oEnd; ++o) {
+                wp[0] = wAt(o, 0, 0);
+                xp[0] = xAt(0, o);
+                kern.complexMac(yAt(0, o), yStride, xp, xStride, wp, 1, plan.batch, mc);
             }
-            const int64_t iBegin = plan.separable ? o : 0, iEnd = plan.separable ? o + 1 : plan.cin;
-            for (int64_t i = iBegin; i < iEnd; ++i) {
-                const int64_t wOff = ((i * wOut + (plan.separable ? 0 : o)) * plan.modes + m0) * 2;
-                const float* w;
-                if (plan.convert) {
-                    cpu::loadAsFloat(static_cast<const uint16_t*>(params.weight) + wOff, params.dtype, 2 * mc, wBuf);
-                    w = wBuf;
-                } else {
-                    w = static_cast<const float*>(params.weight) + wOff;
+            return;
+        }
+        for (int64_t i0 = 0; i0 < plan.cin; i0 += cpu::kMaxMacRows) {
+            const int rows = static_cast<int>(std::min<int64_t>(cpu::kMaxMacRows, plan.cin - i0));
+            for (int64_t o = o0; o < oEnd; ++o) {
+                for (int r = 0; r < rows; ++r) {
+                    wp[r] = wAt(i0 + r, o, r);
+                    xp[r] = xAt(0, i0 + r);
                 }
-                for (int64_t n = 0; n < plan.batch; ++n)
-                    kern.complexMulAcc(ys() + ((n * plan.cout + o) * plan.modes + m0) * 2,
-                                       xs() + ((n * plan.cin + i) * plan.modes + m0) * 2, w, mc);
+                kern.complexMac(yAt(0, o), yStride, xp, xStride, wp, rows, plan.batch, mc);
             }
         }
     }
@@ -140,6 +163,16 @@ Status checkParams(const SpectralConvParams& params) {
 }
 
 }  // namespace
+}  // namespace core
+
+namespace cpu {
+StageTimes& lastStageTimes() {
+    thread_local StageTimes times;
+    return times;
+}
+}  // namespace cpu
+
+namespace core {
 
 int defaultCpuThreads() {
     if (const char* env = std::getenv("TURBOFNO_NUM_THREADS")) {
@@ -171,16 +204,22 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
         float* base = reinterpret_cast<float*>((raw + 63) / 64 * 64);
 
         const Run run{plan, params, cpu::cpuKernels(), base};
+        cpu::StageTimes& times = cpu::lastStageTimes();
+        auto clock = std::chrono::steady_clock::now();
         cpu::buildTwiddles(plan, params.attrs, base);
         if (plan.convert && params.shape.hasBias)
             cpu::loadAsFloat(params.bias, params.dtype, plan.cout, base + plan.offBias);
+        times.tablesMs = msSince(clock);
 
         cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cin, plan.fwdBlock),
                          [&run](int64_t t, int w) { run.forward(t, w); });
+        times.forwardMs = msSince(clock);
         cpu::parallelFor(threads, ceilDiv(plan.modes, plan.mixModes) * ceilDiv(plan.cout, plan.mixOutBlock),
                          [&run](int64_t t, int w) { run.mix(t, w); });
+        times.mixMs = msSince(clock);
         cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cout, plan.invBlock),
                          [&run](int64_t t, int w) { run.inverse(t, w); });
+        times.inverseMs = msSince(clock);
         return Status::success();
     } catch (const std::exception& e) {
         return Status::error(std::string("runCpu: ") + e.what());

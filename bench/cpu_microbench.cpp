@@ -1,0 +1,102 @@
+// C++ microbenchmark of core::runCpu (no ORT): median time per stage and GFLOP/s on the CPU bench
+// shapes. Build: see bench/README or build-cpu/build_test.sh; run: cpu_microbench [threads] [reps].
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "../plugins/cpu/kernels.h"
+#include "../plugins/cpu/stage_times.h"
+#include "turbofno/cpu.h"
+
+using namespace turbofno;
+
+namespace {
+
+struct Shape {
+    int64_t n, c, h, w, m;  // modes m: p = q = m along H, k = m along W
+};
+
+struct Flops {
+    double fwd = 0, mix = 0, inv = 0;
+};
+
+// Work of the GEMM formulation (see plugins/cpu/README.md): real multiply-add = 2 flops.
+Flops countFlops(const Shape& s) {
+    const double N = s.n, C = s.c, H = s.h, W = s.w, k = s.m, K0 = 2.0 * s.m;
+    Flops f;
+    f.fwd = N * C * (2 * H * W * 2 * k + 2 * (2 * K0) * H * 2 * k);
+    f.mix = 8 * N * C * C * K0 * k;
+    f.inv = N * C * (2 * (2 * H) * K0 * 2 * k + 2 * H * 2 * k * W);
+    return f;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+    const int reps = argc > 2 ? std::atoi(argv[2]) : 7;
+    std::vector<Shape> shapes = {{1, 32, 64, 64, 16}, {1, 64, 128, 128, 32}, {8, 32, 128, 128, 16}, {4, 32, 256, 256, 32}};
+    if (argc > 7) shapes = {{std::atol(argv[3]), std::atol(argv[4]), std::atol(argv[5]), std::atol(argv[6]), std::atol(argv[7])}};
+    std::printf("kernels %s, threads %d, median of %d\n", cpu::cpuKernels().name, threads, reps);
+    std::printf("%-22s %9s %8s %8s %8s %8s %9s\n", "shape", "total ms", "tables", "fwd", "mix", "inv", "GFLOP/s");
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uni(-1, 1);
+    for (const Shape& s : shapes) {
+        core::SpectralConvAttrs attrs;
+        attrs.rank = 2;
+        attrs.modesLow[0] = static_cast<int32_t>(s.m);
+        attrs.modesHigh[0] = static_cast<int32_t>(s.m);
+        attrs.modesLow[1] = static_cast<int32_t>(s.m);
+        const int64_t xd[] = {s.n, s.c, s.h, s.w}, wd[] = {s.c, s.c, 2 * s.m, s.m, 2}, bd[] = {s.c};
+        core::SpectralConvShape shape;
+        const core::Status st = core::inferShape(attrs, xd, 4, wd, 5, bd, 1, &shape);
+        if (!st.ok) {
+            std::printf("inferShape: %s\n", st.message.c_str());
+            return 1;
+        }
+        std::vector<float> x(s.n * s.c * s.h * s.w), w(s.c * s.c * 2 * s.m * s.m * 2), b(s.c), y(x.size());
+        for (auto* v : {&x, &w, &b})
+            for (auto& e : *v) e = uni(rng);
+        core::SpectralConvParams p;
+        p.attrs = attrs;
+        p.shape = shape;
+        p.x = x.data();
+        p.weight = w.data();
+        p.bias = b.data();
+        p.y = y.data();
+        std::vector<unsigned char> ws(core::cpuWorkspaceBytes(shape, threads));
+        std::vector<double> total, tab, fwd, mix, inv;
+        for (int r = 0; r < reps + 2; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const core::Status rs = core::runCpu(p, ws.data(), ws.size(), threads);
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (!rs.ok) {
+                std::printf("runCpu: %s\n", rs.message.c_str());
+                return 1;
+            }
+            if (r < 2) continue;  // warm-up
+            const cpu::StageTimes& t = cpu::lastStageTimes();
+            total.push_back(ms);
+            tab.push_back(t.tablesMs);
+            fwd.push_back(t.forwardMs);
+            mix.push_back(t.mixMs);
+            inv.push_back(t.inverseMs);
+        }
+        const Flops f = countFlops(s);
+        char name[64];
+        std::snprintf(name, sizeof(name), "%ldx%ldx%ldx%ld m%ld", (long)s.n, (long)s.c, (long)s.h, (long)s.w, (long)s.m);
+        std::printf("%-22s %9.3f %8.3f %8.3f %8.3f %8.3f %9.1f   (fwd %.1f, mix %.1f, inv %.1f GFLOP/s)\n", name,
+                    median(total), median(tab), median(fwd), median(mix), median(inv),
+                    (f.fwd + f.mix + f.inv) / median(total) * 1e-6, f.fwd / median(fwd) * 1e-6,
+                    f.mix / median(mix) * 1e-6, f.inv / median(inv) * 1e-6);
+    }
+    return 0;
+}
