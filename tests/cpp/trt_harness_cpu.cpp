@@ -412,12 +412,12 @@ void runCpuChecks(PluginLibrary& lib) {
     checkShapeErrors(lib);
     checkFormats(lib);
     std::printf("[build phase]\n");
-    BuildResult first;
+    BuildResult first;  // a rank-2 case, so that truncating modes_low changes something
     for (Case const& c : buildCases()) {
         FieldSet f = c.fields();
         BuildResult r = buildPhase(lib, c, f.collection());
         check(r.ok, c.name + ": build phase");
-        if (!first.ok && r.ok) first = r;
+        if (!first.ok && r.ok && c.rank() == 2) first = r;
     }
     if (first.ok) {
         checkV3SerializedFields(lib, first);
