@@ -82,9 +82,12 @@ if [ "${TURBOFNO_SANITIZE:-0}" = "1" ]; then
     ctest --test-dir "$ASAN_DIR" --output-on-failure
 
   step "ORT CPU tests under ASan+UBSan (libasan preloaded into Python)"
-  LIBASAN=$(gcc -print-file-name=libasan.so)
+  TURBOFNO_LIB_DIR=$ASAN_DIR "$PY" -c 'import turbofno; print("library under test:", turbofno.get_library_path())'
+  # libstdc++ is preloaded too: ASan's __cxa_throw interceptor needs it present at start-up (python
+  # itself does not link it), else the first C++ exception inside onnxruntime aborts.
+  PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
   # Leak checking is off for the Python process (the interpreter itself never frees everything).
-  TURBOFNO_LIB_DIR=$ASAN_DIR LD_PRELOAD=$LIBASAN \
+  TURBOFNO_LIB_DIR=$ASAN_DIR LD_PRELOAD=$PRELOAD \
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_pytest "$ROOT/tests/python/test_ort_cpu.py" "$ROOT/tests/python/test_ort_errors.py" -ra --rootdir "$ROOT" -p no:cacheprovider
 fi
