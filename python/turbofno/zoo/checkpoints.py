@@ -7,11 +7,13 @@ model.pt is a plain fp32 state_dict (loaded with weights_only=True).
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 import numpy as np
 
-CHECKPOINT_DIR = pathlib.Path(__file__).resolve().parent / "checkpoints"
+# $TURBOFNO_CHECKPOINT_DIR overrides the bundled folder (e.g. to try a freshly trained checkpoint)
+CHECKPOINT_DIR = pathlib.Path(os.environ.get("TURBOFNO_CHECKPOINT_DIR") or pathlib.Path(__file__).resolve().parent / "checkpoints")
 
 
 def available() -> list[str]:

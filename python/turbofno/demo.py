@@ -1,0 +1,259 @@
+"""`turbofno demo`: a bundled FNO, exported with TurboFNO's op, run in ONNX Runtime and checked.
+
+For each model: load the checkpoint, solve a few fresh problems with the repo's solver (ground
+truth), predict with PyTorch, export to ONNX (one SpectralConv node per spectral layer), run in
+ONNX Runtime with our op library (CUDA EP when available), compare ORT with PyTorch and both with
+the solver, time both per sample, and plot input / truth / prediction / error to a PNG.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+import time
+
+DEMO_SPLIT = 2  # data splits: 0 train, 1 test, 2 + seed for the demo's fresh samples
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("demo", help="run a bundled FNO through the exporter and ONNX Runtime, check and time it",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", default="all", help="bundled model name (darcy, burgers) or 'all' (default)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CUDA when both PyTorch and onnxruntime have it, else CPU")
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("turbofno-demo-out"),
+                   help="output folder for the ONNX files, plots and summary.json (default ./turbofno-demo-out)")
+    p.add_argument("--batch", type=int, default=8, help="fresh solver samples, also the inference batch (default 8)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="CPU threads for both PyTorch and onnxruntime (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fresh samples (default 0)")
+    p.add_argument("--min-time", type=float, default=1.0, help="seconds spent timing each runtime (default 1)")
+    p.set_defaults(func=run)
+
+
+class _Step:
+    """Prints a progress line before a step and its duration after it."""
+
+    def __init__(self, tag: str, what: str):
+        self.tag, self.what = tag, what
+
+    def __enter__(self):
+        print(f"[{self.tag}] {self.what} ...", flush=True)
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            print(f"[{self.tag}]   done in {time.perf_counter() - self.start:.1f} s", flush=True)
+        return False
+
+
+def _time_per_call(fn, min_time: float, min_reps: int = 5) -> float:
+    """Median seconds per call of fn() after two warm-up calls."""
+    fn()
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_reps or time.perf_counter() - start < min_time:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 1000:
+            break
+    times.sort()
+    return times[len(times) // 2]
+
+
+def _pick_device(requested: str) -> tuple[str, list[str]]:
+    """(torch device, onnxruntime providers)."""
+    import onnxruntime as ort
+    import torch
+
+    ort_cuda = "CUDAExecutionProvider" in ort.get_available_providers()
+    torch_cuda = torch.cuda.is_available()
+    if requested == "cuda":
+        if not (ort_cuda and torch_cuda):
+            missing = [n for n, ok in (("onnxruntime (CUDAExecutionProvider, e.g. onnxruntime-gpu)", ort_cuda),
+                                       ("PyTorch (a CUDA build)", torch_cuda)) if not ok]
+            raise RuntimeError("--device cuda needs CUDA in " + " and ".join(missing) + "; use --device cpu")
+        return "cuda", ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    if requested == "auto" and ort_cuda and torch_cuda:
+        return "cuda", ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return "cpu", ["CPUExecutionProvider"]
+
+
+def _plot(path: pathlib.Path, name: str, x, truth, pred, err_torch: float, err_ort: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    error = pred - truth
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4))
+    titles = ["input", "truth (solver)", f"prediction (ORT + TurboFNO), rel-L2 {err_ort:.2%}", "error (prediction - truth)"]
+    if x.ndim == 2:
+        lim = max(abs(float(error.min())), abs(float(error.max()))) or 1.0
+        vmin, vmax = float(truth.min()), float(truth.max())
+        for ax, field, kw in ((axes[0], x, dict(cmap="viridis")), (axes[1], truth, dict(cmap="magma", vmin=vmin, vmax=vmax)),
+                              (axes[2], pred, dict(cmap="magma", vmin=vmin, vmax=vmax)),
+                              (axes[3], error, dict(cmap="RdBu_r", vmin=-lim, vmax=lim))):
+            im = ax.imshow(field.T, origin="lower", extent=(0, 1, 0, 1), **kw)
+            fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    else:
+        grid = np.arange(x.size) / x.size
+        axes[0].plot(grid, x, color="tab:blue")
+        axes[1].plot(grid, truth, color="black")
+        axes[2].plot(grid, truth, color="black", lw=3, alpha=0.3, label="truth")
+        axes[2].plot(grid, pred, color="tab:red", lw=1.2, label="prediction")
+        axes[2].legend(loc="best", fontsize=8)
+        axes[3].plot(grid, error, color="tab:red")
+        for ax in axes:
+            ax.set_xlabel("x")
+            ax.grid(alpha=0.3)
+    for ax, title in zip(axes, titles):
+        ax.set_title(title, fontsize=10)
+    fig.suptitle(f"{name}: FNO vs solver on a fresh sample (PyTorch rel-L2 {err_torch:.2%})", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _run_model(name: str, args, device: str, providers: list[str], threads: int) -> dict:
+    import numpy as np
+    import torch
+
+    from turbofno import export as export_pkg  # noqa: F401 - fails early with a clear message below
+    from turbofno.export import export
+    from turbofno.session import make_session
+    from turbofno.zoo.checkpoints import Normalizer, load_model, relative_l2
+    from turbofno.zoo.recipes import make_samples
+
+    tag = f"demo {name}"
+    with _Step(tag, "loading the bundled checkpoint"):
+        model, config = load_model(name)
+        model = model.to(device)
+        norm = Normalizer(config["normalization"])
+    recipe = config["recipe"]
+    grid = "x".join([str(recipe["size"])] * len(config["fno"]["n_modes"]))
+    with _Step(tag, f"solving {args.batch} fresh {recipe['solver']} problems on a {grid} grid (seed {args.seed})"):
+        x_phys, truth = make_samples(recipe, DEMO_SPLIT + args.seed, range(args.batch))
+    x_in = norm.encode_input(x_phys).astype(np.float32)
+
+    with _Step(tag, f"PyTorch prediction ({device})"), torch.inference_mode():
+        x_t = torch.from_numpy(x_in).to(device)
+        y_torch = model(x_t).float().cpu().numpy()
+
+    onnx_path = args.out / f"{name}.onnx"
+    with _Step(tag, f"exporting to {onnx_path} with turbofno.export"):
+        report = export(model.cpu(), torch.from_numpy(x_in[:1]), onnx_path, dynamic_batch=True, validate=False)
+        model = model.to(device)
+    spectral_nodes = report.spectral_nodes
+
+    with _Step(tag, f"creating the ONNX Runtime session ({providers[0]})"):
+        session = make_session(onnx_path, providers=providers, intra_op_num_threads=threads)
+        feed_name = session.get_inputs()[0].name
+        y_ort = session.run(None, {feed_name: x_in})[0]
+
+    diff = np.abs(y_ort.astype(np.float64) - y_torch)
+    ort_vs_torch_rel = float(np.linalg.norm(diff) / np.linalg.norm(y_torch))
+    pred_torch, pred_ort = norm.decode_output(y_torch.astype(np.float64)), norm.decode_output(y_ort.astype(np.float64))
+    err_torch, err_ort = relative_l2(pred_torch, truth), relative_l2(pred_ort, truth)
+
+    with _Step(tag, f"timing PyTorch and ORT, batch {args.batch}, {threads} thread(s)"):
+        def torch_call():
+            with torch.inference_mode():
+                model(x_t)
+            if device == "cuda":
+                torch.cuda.synchronize()
+
+        t_torch = _time_per_call(torch_call, args.min_time)
+        t_ort = _time_per_call(lambda: session.run(None, {feed_name: x_in}), args.min_time)
+
+    png = args.out / f"{name}.png"
+    with _Step(tag, f"plotting to {png}"):
+        _plot(png, name, x_phys[0, 0], truth[0, 0], pred_ort[0, 0], float(err_torch[0]), float(err_ort[0]))
+
+    result = dict(model=name, grid=grid, parameters=int(config.get("parameters", 0)), batch=args.batch,
+                  device=device, provider=session.get_providers()[0], threads=threads, spectral_nodes=spectral_nodes,
+                  ort_vs_torch_max_abs=float(diff.max()), ort_vs_torch_rel_l2=ort_vs_torch_rel,
+                  torch_vs_solver_rel_l2=float(err_torch.mean()), ort_vs_solver_rel_l2=float(err_ort.mean()),
+                  card_test_rel_l2=float(config["test"]["rel_l2_mean"]),
+                  torch_ms_per_sample=1e3 * t_torch / args.batch, ort_ms_per_sample=1e3 * t_ort / args.batch,
+                  onnx=str(onnx_path.resolve()), plot=str(png.resolve()))
+    print(f"[{tag}] {spectral_nodes} SpectralConv node(s); ORT vs PyTorch: max abs {result['ort_vs_torch_max_abs']:.2e}, "
+          f"rel-L2 {ort_vs_torch_rel:.2e}", flush=True)
+    print(f"[{tag}] vs solver (rel-L2, mean of {args.batch}): PyTorch {result['torch_vs_solver_rel_l2']:.4f}, "
+          f"ORT {result['ort_vs_solver_rel_l2']:.4f} (model card: {result['card_test_rel_l2']:.4f} on the test set)", flush=True)
+    print(f"[{tag}] latency per sample: PyTorch {result['torch_ms_per_sample']:.3f} ms, "
+          f"ORT + TurboFNO {result['ort_ms_per_sample']:.3f} ms ({t_torch / t_ort:.2f}x)", flush=True)
+    return result
+
+
+def _summary_table(results: list[dict]) -> str:
+    head = ("model", "grid", "ORT-vs-torch max abs", "rel-L2 vs solver (torch / ORT)", "ms/sample torch", "ms/sample ORT", "speedup")
+    rows = [(r["model"], r["grid"], f"{r['ort_vs_torch_max_abs']:.1e}",
+             f"{r['torch_vs_solver_rel_l2']:.4f} / {r['ort_vs_solver_rel_l2']:.4f}",
+             f"{r['torch_ms_per_sample']:.3f}", f"{r['ort_ms_per_sample']:.3f}",
+             f"{r['torch_ms_per_sample'] / r['ort_ms_per_sample']:.2f}x") for r in results]
+    widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*head)] + [fmt.format(*row) for row in rows])
+
+
+def run(args) -> int:
+    from turbofno.zoo.checkpoints import available
+
+    models = available()
+    if not models:
+        print("error: no bundled checkpoints found in turbofno/zoo/checkpoints (is the package installed completely?)",
+              file=sys.stderr)
+        return 1
+    names = models if args.model == "all" else [args.model]
+    unknown = [n for n in names if n not in models]
+    if unknown:
+        print(f"error: unknown model {unknown[0]!r}; bundled: {', '.join(models)} (or 'all')", file=sys.stderr)
+        return 2
+    if args.batch < 1:
+        print("error: --batch must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        from turbofno import get_library_path
+
+        lib = get_library_path("ort")
+    except FileNotFoundError as err:
+        print(f"error: {err}\nBuild it with `pip install .` from the repository (see scripts/demo.sh), or for a dev "
+              "build: cmake -S . -B build -G Ninja && cmake --build build, then TURBOFNO_LIB_DIR=build.", file=sys.stderr)
+        return 1
+    try:
+        with _Step("demo", "importing torch, neuraloperator and onnxruntime"):
+            import torch
+
+            import neuralop  # noqa: F401
+            import onnxruntime  # noqa: F401
+            from turbofno.export import export  # noqa: F401
+    except ImportError as err:
+        print(f"error: {err}; install the demo extra: pip install '.[demo]'", file=sys.stderr)
+        return 1
+    threads = args.threads or os.cpu_count() or 1
+    torch.set_num_threads(threads)
+    try:
+        device, providers = _pick_device(args.device)
+    except RuntimeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    print(f"[demo] op library {lib}; device {device}; onnxruntime providers {providers}; {threads} thread(s)", flush=True)
+
+    results = []
+    for name in names:
+        results.append(_run_model(name, args, device, providers, threads))
+    summary = args.out / "summary.json"
+    summary.write_text(json.dumps(results, indent=2) + "\n")
+    print("\n" + _summary_table(results))
+    for r in results:
+        print(f"plot: {r['plot']}")
+    print(f"summary: {summary.resolve()}")
+    return 0
