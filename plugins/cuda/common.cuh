@@ -1,0 +1,91 @@
+// Device helpers shared by the three kernels: element conversion, complex arithmetic, twiddles.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace turbofno {
+namespace cuda {
+
+template <typename T> __device__ __forceinline__ float toFloat(T v);
+template <> __device__ __forceinline__ float toFloat<float>(float v) { return v; }
+template <> __device__ __forceinline__ float toFloat<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float toFloat<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T> __device__ __forceinline__ T fromFloat(float v);
+template <> __device__ __forceinline__ float fromFloat<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half fromFloat<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// acc += a * b (complex)
+__device__ __forceinline__ void cmac(float2& acc, float2 a, float2 b) {
+    acc.x = fmaf(a.x, b.x, acc.x);
+    acc.x = fmaf(-a.y, b.y, acc.x);
+    acc.y = fmaf(a.x, b.y, acc.y);
+    acc.y = fmaf(a.y, b.x, acc.y);
+}
+// acc += a * conj(b)
+__device__ __forceinline__ void cmacConj(float2& acc, float2 a, float2 b) {
+    acc.x = fmaf(a.x, b.x, acc.x);
+    acc.x = fmaf(a.y, b.y, acc.x);
+    acc.y = fmaf(a.y, b.x, acc.y);
+    acc.y = fmaf(-a.x, b.y, acc.y);
+}
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// Twiddles w(j) = (cos, sin)(2*pi*j/S) for 0 <= j < S. Two interchangeable sources: a table in shared
+// memory (the normal case) or on-the-fly sincospi (axes too long for a table). Kernels are written
+// once against this interface and instantiated for both inside the same __global__ function.
+struct TableTwiddle {
+    const float2* tab;  // shared-memory table for one axis
+    __device__ __forceinline__ float2 operator()(int j, int /*S*/) const { return tab[j]; }
+};
+struct ComputedTwiddle {
+    __device__ __forceinline__ float2 operator()(int j, int S) const {
+        float s, c;
+        sincospif(2.0f * (static_cast<float>(j) / static_cast<float>(S)), &s, &c);
+        return make_float2(c, s);
+    }
+};
+
+// Fills tab[0..S) with (cos, sin)(2*pi*j/S), computed in double so every entry is correctly rounded.
+__device__ __forceinline__ void fillTwiddleTable(float2* tab, int S) {
+    for (int j = threadIdx.x; j < S; j += blockDim.x) {
+        double s, c;
+        sincospi(2.0 * static_cast<double>(j) / static_cast<double>(S), &s, &c);
+        tab[j] = make_float2(static_cast<float>(c), static_cast<float>(s));
+    }
+}
+
+// Frequency of kept index m on a leading axis (low block first, then the high block ascending).
+__device__ __forceinline__ int leadFreq(int m, int p, int K, int S) { return m < p ? m : S - K + m; }
+
+// (a * b) mod S without overflow for 0 <= a, b < S < 2^31.
+__device__ __forceinline__ int mulMod(int a, int b, int S) {
+    return static_cast<int>((static_cast<int64_t>(a) * b) % S);
+}
+// (i + step) mod S for 0 <= i, step < S.
+__device__ __forceinline__ int addMod(int i, int step, int S) {
+    const unsigned r = static_cast<unsigned>(i) + static_cast<unsigned>(step);
+    return static_cast<int>(r >= static_cast<unsigned>(S) ? r - static_cast<unsigned>(S) : r);
+}
+
+// Loads one complex weight (re, im adjacent) as float2.
+template <typename T> __device__ __forceinline__ float2 loadComplex(const T* p);
+template <> __device__ __forceinline__ float2 loadComplex<float>(const float* p) {
+    return *reinterpret_cast<const float2*>(p);
+}
+template <> __device__ __forceinline__ float2 loadComplex<__half>(const __half* p) {
+    return __half22float2(*reinterpret_cast<const __half2*>(p));
+}
+template <> __device__ __forceinline__ float2 loadComplex<__nv_bfloat16>(const __nv_bfloat16* p) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+
+}  // namespace cuda
+}  // namespace turbofno

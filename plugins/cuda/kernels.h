@@ -1,0 +1,18 @@
+// Declaration of the per-(type, rank) layer launcher; the explicit instantiations live in
+// inst_f32.cu, inst_f16.cu and inst_bf16.cu (one element type per file, so builds run in parallel).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "plan.h"
+
+namespace turbofno {
+namespace cuda {
+
+// Enqueues forward DFT, mixing and inverse DFT for element type T and LEAD = d - 1 leading axes.
+template <typename T, int LEAD>
+cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
+                        void* workspace, cudaStream_t stream);
+
+}  // namespace cuda
+}  // namespace turbofno

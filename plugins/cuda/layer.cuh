@@ -1,0 +1,64 @@
+// The three launches of one layer for a fixed element type and rank (instantiated in inst_*.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+
+#include "forward.cuh"
+#include "inverse.cuh"
+#include "kernels.h"
+#include "mixing.cuh"
+
+namespace turbofno {
+namespace cuda {
+
+// Raises a kernel's dynamic shared-memory limit to the plan budget once per device (the first call,
+// outside any graph capture when callers warm up first, as ORT and TensorRT do).
+template <typename Kernel>
+cudaError_t allowSmem(Kernel kernel, size_t bytes, std::atomic<unsigned long long>& doneMask) {
+    if (bytes <= 48 * 1024) return cudaSuccess;
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const unsigned long long bit = 1ull << (device & 63);
+    if (doneMask.load(std::memory_order_acquire) & bit) return cudaSuccess;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBudget));
+    if (err == cudaSuccess) doneMask.fetch_or(bit, std::memory_order_acq_rel);
+    return err;
+}
+
+template <typename T, int LEAD>
+cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
+                        void* workspace, cudaStream_t stream) {
+    const Geometry& g = plan.g;
+    float2* specIn = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specInOffset);
+    float2* specOut = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specOutOffset);
+    cudaError_t err;
+
+    const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
+    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + kMixOutPerBlock - 1) / kMixOutPerBlock);
+    const int64_t invBlocks = static_cast<int64_t>(g.N) * g.Cout * ((g.A + g.iRows - 1) / g.iRows);
+    constexpr int64_t kMaxGridX = 2147483647;
+    if (fwdBlocks > kMaxGridX || mixBlocks > kMaxGridX || invBlocks > kMaxGridX || g.split > 65535) {
+        return cudaErrorInvalidConfiguration;
+    }
+
+    static std::atomic<unsigned long long> fwdDone{0}, invDone{0};
+    if ((err = allowSmem(spectralForwardKernel<T, LEAD>, plan.fwdSmem, fwdDone)) != cudaSuccess) return err;
+    spectralForwardKernel<T, LEAD><<<dim3(static_cast<unsigned>(fwdBlocks), g.split), kThreads, plan.fwdSmem, stream>>>(
+        g, static_cast<const T*>(x), specIn);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+
+    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kThreads, 0, stream>>>(
+        g, specIn, static_cast<const T*>(weight), specOut);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+
+    if ((err = allowSmem(spectralInverseKernel<T, LEAD>, plan.invSmem, invDone)) != cudaSuccess) return err;
+    spectralInverseKernel<T, LEAD><<<static_cast<unsigned>(invBlocks), kThreads, plan.invSmem, stream>>>(
+        g, specOut, static_cast<const T*>(bias), static_cast<T*>(y));
+    return cudaGetLastError();
+}
+
+}  // namespace cuda
+}  // namespace turbofno

@@ -1,0 +1,111 @@
+// Host-side launch planning (see plan.h). Pure C++, no CUDA calls: the result depends on the shape only.
+#include "plan.h"
+
+#include <algorithm>
+
+namespace turbofno {
+namespace cuda {
+namespace {
+
+int ceilDiv(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
+// Smallest power of two >= ceil(k / kTile), at most 32: thread groups along a kept-mode axis.
+int modeGroups(int k) {
+    int g = 1;
+    while (g < 32 && g * kTile < k) g *= 2;
+    return g;
+}
+
+size_t align256(size_t v) { return (v + 255) / 256 * 256; }
+
+}  // namespace
+
+Plan makePlan(const core::SpectralConvShape& shape, int separable) {
+    Plan plan;
+    Geometry& g = plan.g;
+    const int d = shape.rank;
+    g.lead = d - 1;
+    double prodS = 1.0;
+    for (int j = 0; j < g.lead; ++j) {
+        g.S[j] = static_cast<int>(shape.spatial[j]);
+        g.K[j] = static_cast<int>(shape.kept[j]);
+        prodS *= static_cast<double>(g.S[j]);
+    }
+    g.Sd = static_cast<int>(shape.spatial[d - 1]);
+    g.kd = static_cast<int>(shape.kept[d - 1]);
+    prodS *= static_cast<double>(g.Sd);
+    g.A = 1;
+    g.KL = 1;
+    for (int j = 0; j < g.lead; ++j) {
+        g.A *= g.S[j];
+        g.KL *= g.K[j];
+    }
+    g.Kall = g.KL * g.kd;
+    g.N = static_cast<int>(shape.batch);
+    g.Cin = static_cast<int>(shape.inChannels);
+    g.Cout = static_cast<int>(shape.outChannels);
+    g.separable = separable;
+    g.hasBias = shape.hasBias ? 1 : 0;
+    g.scale = static_cast<float>(1.0 / prodS);
+
+    size_t tableBytes = static_cast<size_t>(g.Sd) * 8;
+    for (int j = 0; j < g.lead; ++j) tableBytes += static_cast<size_t>(g.S[j]) * 8;
+
+    // Forward: a block owns one plane, a 4*fGkl x 4*fGk3 tile of (leading, last-axis) modes and a row range.
+    g.fGk3 = modeGroups(g.kd);
+    g.fGkl = kThreads / g.fGk3;
+    g.fTilesK3 = ceilDiv(g.kd, kTile * g.fGk3);
+    g.fTilesKL = ceilDiv(g.KL, kTile * g.fGkl);
+    g.fRows = std::min(g.A, 2 * g.fGkl);
+    auto fwdSmem = [&](bool tables, int rows) {
+        return (tables ? tableBytes : 0) + static_cast<size_t>(rows) * (g.Sd + 1) * 4 +
+               static_cast<size_t>(rows) * kTile * g.fGk3 * 8;
+    };
+    // Inverse: a block owns one output plane and iRows rows of it.
+    g.iGk3 = modeGroups(g.kd);
+    const int rowsPerPass = kTile * (kThreads / g.iGk3);
+    g.iRows = std::min(g.A, rowsPerPass);
+    const int64_t outPlanes = static_cast<int64_t>(g.N) * g.Cout;
+    if (outPlanes * ceilDiv(g.A, g.iRows) < kTargetBlocks) {
+        const int wanted = ceilDiv(kTargetBlocks, outPlanes);
+        g.iRows = std::max(1, std::min(g.iRows, ceilDiv(g.A, wanted)));
+    }
+    g.iKlChunk = g.KL;
+    auto invSmem = [&](bool tables, int klChunk, int rows) {
+        return (tables ? tableBytes : 0) + static_cast<size_t>(klChunk) * g.kd * 8 +
+               static_cast<size_t>(rows) * g.kd * 8;
+    };
+
+    // Shrink to the budget: drop the twiddle tables first (huge axes), then rows / staged modes.
+    g.twTables = (fwdSmem(true, g.fRows) <= kSmemBudget && invSmem(true, 1, 1) <= kSmemBudget) ? 1 : 0;
+    while (g.fRows > 1 && fwdSmem(g.twTables, g.fRows) > kSmemBudget) g.fRows = std::max(1, g.fRows / 2);
+    while (g.iKlChunk > 1 && invSmem(g.twTables, g.iKlChunk, g.iRows) > kSmemBudget) g.iKlChunk = (g.iKlChunk + 1) / 2;
+    while (g.iRows > 1 && invSmem(g.twTables, g.iKlChunk, g.iRows) > kSmemBudget) g.iRows = std::max(1, g.iRows / 2);
+    plan.fwdSmem = fwdSmem(g.twTables, g.fRows);
+    plan.invSmem = invSmem(g.twTables, g.iKlChunk, g.iRows);
+    if (plan.fwdSmem > kSmemBudget || plan.invSmem > kSmemBudget) {
+        plan.supported = false;
+        plan.whyNot = "the last spatial axis is too long for the CUDA kernel (one row and its kept modes must fit in 96 KB of shared memory)";
+    } else {
+        plan.supported = true;
+    }
+
+    // Forward row split: small problems get more blocks; partial spectra are summed by the mixing kernel.
+    const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
+    g.split = 1;
+    if (fwdBlocks < kTargetBlocks) g.split = static_cast<int>(std::min<int64_t>(kMaxSplit, ceilDiv(kTargetBlocks, fwdBlocks)));
+    g.split = std::max(1, std::min(g.split, ceilDiv(g.A, g.fRows)));
+    g.rowsPerSplit = ceilDiv(g.A, g.split);
+    g.split = ceilDiv(g.A, g.rowsPerSplit);
+
+    const size_t kall = static_cast<size_t>(g.Kall);
+    plan.specInOffset = 0;
+    plan.specInBytes = static_cast<size_t>(g.split) * g.N * g.Cin * kall * 8;
+    plan.specOutOffset = align256(plan.specInBytes);
+    plan.specOutBytes = static_cast<size_t>(g.N) * g.Cout * kall * 8;
+    plan.workspaceBytes = plan.specOutOffset + align256(plan.specOutBytes);
+    return plan;
+}
+
+}  // namespace cuda
+}  // namespace turbofno

@@ -1,0 +1,68 @@
+// Launch plan of the fused CUDA layer: how the problem is cut into the three kernels, and where the
+// two small kept-mode spectra live in the workspace. Host-only and device-independent, so that
+// cudaWorkspaceBytes (called by adapters at build/setup time) and launchCuda agree exactly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "turbofno/params.h"
+
+namespace turbofno {
+namespace cuda {
+
+constexpr int kThreads = 128;  // every kernel runs 128-thread blocks
+constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
+constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
+constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
+constexpr int kMaxMixBatch = 8;     // batch items a mixing thread keeps in registers at once
+constexpr size_t kSmemBudget = 96 * 1024;  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
+
+// The view the kernels take of a d-dimensional problem: every plane (n, c) is A "rows" of length Sd
+// (the last axis); the d-1 leading axes are flattened into the row index. Leading axis j keeps
+// frequencies 0..p[j]-1 and S[j]-(K[j]-p[j])..S[j]-1; the last axis keeps 0..kd-1.
+struct Geometry {
+    int lead = 0;          // number of leading (full complex) axes: d - 1
+    int S[2] = {1, 1};     // leading sizes
+    int p[2] = {1, 1};     // low modes per leading axis
+    int K[2] = {1, 1};     // kept modes per leading axis
+    int Sd = 1, kd = 1;    // last axis size and kept (one-sided) modes
+    int A = 1;             // rows per plane: prod S[0..lead)
+    int KL = 1;            // kept leading modes: prod K[0..lead)
+    int Kall = 1;          // KL * kd: kept modes per plane (spectrum index m = kl * kd + k)
+    int N = 1, Cin = 1, Cout = 1;
+    int separable = 0;
+    int hasBias = 0;
+    float scale = 1.f;     // 1 / prod(S): forward and inverse scales of every norm multiply to this
+
+    // forward kernel: grid (N*Cin, tilesKL*tilesK3, split)
+    int fGk3 = 1;          // k-groups per block (threads = fGk3 * fGkl); block covers 4*fGk3 x 4*fGkl modes
+    int fGkl = 1;
+    int fTilesK3 = 1, fTilesKL = 1;
+    int fRows = 1;         // rows per chunk staged in shared memory
+    int split = 1;         // row ranges per plane, each writing its own partial spectrum
+    int rowsPerSplit = 1;
+
+    // inverse kernel: grid (N*Cout, ceil(A / iRows))
+    int iGk3 = 1;          // k-groups for the leading-axis inverse
+    int iRows = 1;         // output rows per block
+    int iKlChunk = 1;      // leading modes staged in shared memory at once
+    int twTables = 1;      // 1: twiddle tables in shared memory, 0: computed on the fly (huge axes)
+};
+
+struct Plan {
+    Geometry g;
+    size_t specInOffset = 0, specInBytes = 0;    // [split][N][Cin][Kall] float2 (forward partials)
+    size_t specOutOffset = 0, specOutBytes = 0;  // [N][Cout][Kall] float2 (mixed)
+    size_t workspaceBytes = 0;
+    size_t fwdSmem = 0, invSmem = 0;             // dynamic shared memory per block
+    bool supported = false;
+    const char* whyNot = "";
+};
+
+// Fills `plan` from a validated shape; never fails for a shape that inferShape accepted except for
+// the documented size limit (a last-axis row must fit in shared memory), reported via supported/whyNot.
+Plan makePlan(const core::SpectralConvShape& shape, int separable);
+
+}  // namespace cuda
+}  // namespace turbofno

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The GPU suite, one command on the GPU machine (logs under $OUT, default tests/gpu/logs/latest):
+#   build (tests/gpu/build.sh, skipped when build-gpu exists) -> test_cuda_kernel (C++, float64 reference)
+#   -> verify_kernel.py (every dtype / rank / layout vs the NumPy float64 oracle, NaN-poisoned outputs,
+#   CUDA-graph replay) -> compute-sanitizer memcheck + racecheck (+ synccheck) on test_cuda_kernel
+#   -> pytest tests/python/test_ort_cuda.py (needs onnxruntime-gpu importable; skipped otherwise)
+#   -> optionally the benchmark (BENCH=1).
+# Exit code: number of failed steps.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-tests/gpu/logs/latest}
+mkdir -p "$OUT"
+LOG=$OUT/gpu_suite.log
+fails=0
+step() {  # step NAME CMD...
+    local name=$1; shift
+    echo "=== $name: $*" | tee -a "$LOG"
+    local t0=$SECONDS
+    "$@" 2>&1 | tee -a "$LOG"
+    local rc=${PIPESTATUS[0]}
+    echo "=== $name: rc=$rc ($((SECONDS - t0)) s)" | tee -a "$LOG"
+    [ "$rc" -eq 0 ] || fails=$((fails + 1))
+}
+{
+    echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "commit: ${TFNO_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)} $(git status --porcelain 2>/dev/null | grep -q . && echo '(+ uncommitted changes)')"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+    /usr/local/cuda/bin/nvcc --version | tail -1
+} | tee "$LOG"
+if [ ! -f build-gpu/libtfno_capi.so ] || [ ! -f build-gpu/ort_op/libturbofno_ort.so ]; then
+    step build bash tests/gpu/build.sh
+fi
+export PYTHONUNBUFFERED=1
+step test_cuda_kernel build-gpu/tests/cpp/test_cuda_kernel
+step verify_kernel python3 tests/gpu/verify_kernel.py
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+step memcheck "$CS" --tool memcheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+step racecheck "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+step synccheck "$CS" --tool synccheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
+    TURBOFNO_LIB_DIR=build-gpu step ort_cuda python3 -m pytest -q -rs tests/python/test_ort_cuda.py
+else
+    echo "=== ort_cuda: SKIPPED (onnxruntime-gpu not importable; see tests/gpu/README.md for staging it)" | tee -a "$LOG"
+fi
+if [ "${BENCH:-0}" = 1 ]; then
+    step bench python3 bench/gpu_bench.py --out "$OUT" ${BENCH_ARGS:-}
+fi
+echo "=== suite done: $fails failed step(s)" | tee -a "$LOG"
+exit $fails

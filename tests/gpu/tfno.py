@@ -1,0 +1,61 @@
+"""ctypes wrapper of tests/gpu/tfno_capi.cpp: call core::launchCuda directly on torch CUDA tensors."""
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+import torch
+
+_DTYPES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
+_lib = None
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        path = os.environ.get("TFNO_CAPI", str(Path(__file__).resolve().parents[2] / "build-gpu" / "libtfno_capi.so"))
+        _lib = ctypes.CDLL(path)
+        _lib.tfno_create.restype = ctypes.c_void_p
+        _lib.tfno_create.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int] * 3 + [ctypes.c_char_p, ctypes.c_int]
+        _lib.tfno_workspace_bytes.restype = ctypes.c_size_t
+        _lib.tfno_workspace_bytes.argtypes = [ctypes.c_void_p]
+        _lib.tfno_launch.restype = ctypes.c_int
+        _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_size_t, ctypes.c_void_p]
+        _lib.tfno_destroy.argtypes = [ctypes.c_void_p]
+    return _lib
+
+
+def _i64(vals):
+    return (ctypes.c_int64 * len(vals))(*vals)
+
+
+def _i32(vals):
+    return (ctypes.c_int32 * len(vals))(*vals)
+
+
+class Layer:
+    """One validated layer: Layer(x_shape, w_shape, has_bias, low, high, ...)(x, w, b, y)."""
+
+    def __init__(self, x_shape, w_shape, has_bias, low, high, norm=0, separable=0, dtype=torch.float32):
+        self.keep = [_i64(list(x_shape)), _i64(list(w_shape)), _i64([x_shape[1] if separable else w_shape[1]]),
+                     _i32(list(low)), _i32(list(high))]
+        err = ctypes.create_string_buffer(512)
+        self.h = lib().tfno_create(len(low), self.keep[0], self.keep[1], self.keep[2] if has_bias else None,
+                                   self.keep[3], self.keep[4], norm, separable, _DTYPES[dtype], err, 512)
+        if not self.h:
+            raise ValueError(err.value.decode())
+        self.ws_bytes = lib().tfno_workspace_bytes(self.h)
+        self.ws = torch.empty(max(self.ws_bytes, 16), dtype=torch.uint8, device="cuda")
+
+    def __call__(self, x, w, b, y, stream=None):
+        s = torch.cuda.current_stream().cuda_stream if stream is None else stream
+        rc = lib().tfno_launch(self.h, x.data_ptr(), w.data_ptr(), b.data_ptr() if b is not None else None,
+                               y.data_ptr(), self.ws.data_ptr(), self.ws_bytes, s)
+        if rc != 0:
+            raise RuntimeError(f"launchCuda failed with cudaError {rc}")
+        return y
+
+    def __del__(self):
+        if getattr(self, "h", None):
+            lib().tfno_destroy(self.h)

@@ -1,0 +1,69 @@
+// A tiny C shim over the core API for the GPU verification and benchmark scripts (ctypes): build a
+// validated parameter set once, then launch on any stream with device pointers. Not part of the
+// shipped libraries; built by tests/gpu/build.sh.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "turbofno/core.h"
+#include "turbofno/cuda.h"
+
+using namespace turbofno;
+
+namespace {
+void setError(char* err, int len, const std::string& msg) {
+    if (err && len > 0) std::snprintf(err, static_cast<size_t>(len), "%s", msg.c_str());
+}
+}  // namespace
+
+extern "C" {
+
+// Validates the call exactly as the adapters do; returns a handle (nullptr and a message on error).
+void* tfno_create(int d, const int64_t* xdims, const int64_t* wdims, const int64_t* bdims, const int32_t* low,
+                  const int32_t* high, int norm, int separable, int dtype, char* err, int errlen) {
+    core::SpectralConvAttrs attrs;
+    attrs.rank = d;
+    for (int j = 0; j < d && j < core::kMaxRank; ++j) {
+        attrs.modesLow[j] = low[j];
+        attrs.modesHigh[j] = high[j];
+    }
+    attrs.norm = static_cast<core::FftNorm>(norm);
+    attrs.separable = separable;
+    core::Status st = core::validateAttrs(attrs, d, d);
+    if (!st.ok) {
+        setError(err, errlen, st.message);
+        return nullptr;
+    }
+    auto* p = new (std::nothrow) core::SpectralConvParams();
+    if (!p) return nullptr;
+    p->attrs = attrs;
+    p->dtype = static_cast<core::DataType>(dtype);
+    st = core::inferShape(attrs, xdims, d + 2, wdims, d + 3, bdims, bdims ? 1 : 0, &p->shape);
+    if (!st.ok) {
+        setError(err, errlen, st.message);
+        delete p;
+        return nullptr;
+    }
+    return p;
+}
+
+size_t tfno_workspace_bytes(void* handle) {
+    auto* p = static_cast<core::SpectralConvParams*>(handle);
+    return core::cudaWorkspaceBytes(p->shape, p->dtype);
+}
+
+// Returns the cudaError_t of core::launchCuda (0 = success).
+int tfno_launch(void* handle, const void* x, const void* w, const void* b, void* y, void* ws, size_t wsBytes,
+                void* stream) {
+    auto* p = static_cast<core::SpectralConvParams*>(handle);
+    p->x = x;
+    p->weight = w;
+    p->bias = b;
+    p->y = y;
+    return static_cast<int>(core::launchCuda(*p, ws, wsBytes, static_cast<cudaStream_t>(stream)));
+}
+
+void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
+
+}  // extern "C"
