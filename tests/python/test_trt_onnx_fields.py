@@ -1,0 +1,129 @@
+"""ONNX parser compatibility of the TensorRT plugin, without TensorRT.
+
+One-node models made by turbofno.reference.make_model (the same node the exporter writes) are turned
+into plugin fields exactly as TensorRT's ONNX parser does it (trt_harness_util.parser_fields), and
+the C++ harness creates both plugins from those fields, runs shape inference, workspace and
+serialization, and - on a GPU - enqueues and compares with turbofno.reference.spectral_conv
+(float64). Without a GPU the enqueue step prints SKIPPED and the rest still runs.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from trt_harness_util import CREATOR_FIELDS, find_harness, narrow_int32, parser_fields, plugin_key, write_case
+from turbofno import reference
+
+HARNESS = find_harness()
+pytestmark = pytest.mark.skipif(
+    HARNESS is None, reason="trt_harness not built (configure with -DTURBOFNO_BUILD_TESTS=ON and CUDA, "
+                            "or set TURBOFNO_TRT_HARNESS)")
+
+
+def trt_lib() -> str:
+    import turbofno
+
+    return turbofno.get_library_path("trt")
+
+
+def run_harness(*case_files) -> subprocess.CompletedProcess:
+    args = [HARNESS, "--lib", trt_lib()]
+    for f in case_files:
+        args += ["--case-file", str(f)]
+    return subprocess.run(args, capture_output=True, text=True, timeout=300)
+
+
+def model_case(tmp_path, name, *, n, cin, cout, spatial, modes_low, modes_high, norm=0, separable=0,
+               bias=True, attributes=None, seed=0):
+    rng = np.random.default_rng(seed)
+    kept = [p + q for p, q in zip(modes_low, modes_high)]
+    w = rng.uniform(-0.5, 0.5, (cin, 1 if separable else cout, *kept, 2)).astype(np.float32)
+    b = rng.uniform(-0.5, 0.5, (cout,)).astype(np.float32) if bias else None
+    x = rng.uniform(-1, 1, (n, cin, *spatial)).astype(np.float32)
+    model = reference.make_model(w, b, modes_low=modes_low, modes_high=modes_high, norm=norm, separable=separable,
+                                 attributes=attributes)
+    node = next(nd for nd in model.graph.node if nd.op_type == "SpectralConv")
+    fields = parser_fields(node)
+    shapes = {"x": x.shape, "weight": w.shape}
+    if bias:
+        shapes["bias"] = b.shape
+    data = tmp_path / f"{name}-data"
+    data.mkdir()
+    x.astype(np.float64).tofile(data / "x.bin")
+    w.astype(np.float64).tofile(data / "weight.bin")
+    if bias:
+        b.astype(np.float64).tofile(data / "bias.bin")
+    y = reference.spectral_conv(x, w, b, modes_low=modes_low, modes_high=modes_high, norm=norm, separable=separable)
+    np.asarray(y, dtype=np.float64).tofile(data / "expected.bin")
+    case = tmp_path / f"{name}.case"
+    write_case(case, name, fields, shapes, data_dir=data)
+    return node, case
+
+
+def test_harness_lists_the_parser_lookup_key():
+    """The node's (op_type, plugin_version, plugin_namespace) is what the V3 creator advertises."""
+    w = np.zeros((2, 3, 4, 3, 2), np.float32)
+    model = reference.make_model(w, modes_low=[2, 3], modes_high=[2, 0])
+    node = model.graph.node[0]
+    out = subprocess.run([HARNESS, "--lib", trt_lib(), "--cpu-only"], capture_output=True, text=True, timeout=300)
+    m = re.search(r'2 creators \(V3 version "([^"]*)", V2 version "([^"]*)"\)', out.stdout)
+    assert m, out.stdout[-2000:]
+    assert plugin_key(node) == ("SpectralConv", m.group(1), "")
+    assert m.group(2) != m.group(1)  # the legacy creator is reachable with plugin_version=<its version>
+    # The node's domain (ai.turbofno) plays no part in the lookup; plugin_* attributes are not fields.
+    assert node.domain == "ai.turbofno"
+    assert {f[0] for f in parser_fields(node)} == set(CREATOR_FIELDS)
+
+
+@pytest.mark.parametrize("spec", [
+    dict(name="d2-bias-odd", n=2, cin=3, cout=5, spatial=(12, 15), modes_low=[3, 5], modes_high=[2, 0]),
+    dict(name="d1-separable-nobias", n=3, cin=4, cout=4, spatial=(37,), modes_low=[9], modes_high=[0],
+         separable=1, bias=False),
+    dict(name="d3-ortho", n=1, cin=2, cout=3, spatial=(6, 5, 7), modes_low=[2, 2, 3], modes_high=[1, 2, 0], norm=2),
+    dict(name="d2-norm-absent", n=1, cin=2, cout=2, spatial=(9, 10), modes_low=[2, 6], modes_high=[2, 0],
+         attributes={"norm": None, "separable": None}),
+], ids=lambda s: s["name"])
+def test_exported_node_fields_build_and_run(tmp_path, spec):
+    spec = dict(spec)
+    name = spec.pop("name")
+    node, case = model_case(tmp_path, name, **spec)
+    if "attributes" in spec:
+        # absent ONNX attributes -> absent fields -> the plugin applies the defaults
+        assert [f[0] for f in parser_fields(node)] == ["modes_low", "modes_high"]
+    res = run_harness(case)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
+    assert "0 failed" in res.stdout
+    if "SKIPPED" not in res.stdout:  # a GPU ran both plugins against the float64 reference
+        assert res.stdout.count("max|err|/max|ref|") == 2, res.stdout[-3000:]
+
+
+@pytest.mark.parametrize("attributes,needle", [
+    ({"norm": 5}, "norm = 5"),
+    ({"separable": 3}, "separable = 3"),
+    ({"modes_high": [2, 1]}, "must be 0"),
+    ({"modes_low": [2, 3, 1]}, "entries"),
+    ({"modes_low": None}, "modes_low' is missing"),
+    ({"modes_low": [2, 9]}, "exceeds"),  # valid attributes, shape inference fails (9 > 10//2 + 1)
+], ids=["norm", "separable", "last-high", "length", "missing", "too-many-modes"])
+def test_bad_nodes_are_rejected_with_the_reason(tmp_path, attributes, needle):
+    w = np.zeros((2, 3, 4, 3, 2), np.float32)
+    model = reference.make_model(w, modes_low=[2, 3], modes_high=[2, 0], attributes=attributes)
+    fields = parser_fields(model.graph.node[0])
+    case = tmp_path / "bad.case"
+    write_case(case, "bad", fields, {"x": (1, 2, 8, 10), "weight": w.shape}, expect_error=needle)
+    res = run_harness(case)
+    assert res.returncode == 0 and "0 failed" in res.stdout, res.stdout[-3000:]
+
+
+def test_int64_values_are_narrowed_like_the_parser():
+    """INT/INTS values reach the plugin as int32 (static_cast); 2**32 + 3 becomes 3."""
+    from onnx import helper
+
+    node = helper.make_node("SpectralConv", ["x", "weight"], ["y"], domain="ai.turbofno",
+                            modes_low=[2**32 + 3, 5], modes_high=[2, 0], norm=2**33 + 1)
+    assert parser_fields(node) == [("modes_low", "INT32", [3, 5]), ("modes_high", "INT32", [2, 0]),
+                                   ("norm", "INT32", [1])]
+    assert narrow_int32(-1) == -1 and narrow_int32(2**31) == -(2**31)
