@@ -88,7 +88,10 @@ def run_and_record(model: nn.Module, example_inputs: tuple, candidates) -> tuple
             handles.append(module.register_forward_pre_hook(pre_hook(path), with_kwargs=True))
             handles.append(module.register_forward_hook(post_hook(path), with_kwargs=True))
         with torch.no_grad():
-            output = model(*example_inputs)
+            try:
+                output = model(*example_inputs)
+            except Exception as err:  # noqa: BLE001 - the user's model, any error
+                raise ExportError(f"the PyTorch model fails on the example input: {type(err).__name__}: {err}") from err
     finally:
         for h in handles:
             h.remove()
