@@ -1,6 +1,8 @@
 # TensorRT headers for trt_plugin/ (headers only: the plugin never links libnvinfer).
 # Order: TENSORRT_INCLUDE_DIR, TENSORRT_ROOT (CMake variable or environment), standard system
-# paths, the user cache (~/.cache/turbofno/tensorrt-10.14.1/include), else fetch NVIDIA's
+# paths, the checkout's .deps/tensorrt-10.14.1/include (for offline machines: fill it with
+# `python cmake/fetch_tensorrt_headers.py .deps/tensorrt-10.14.1/include` elsewhere and copy it
+# along), the user cache (~/.cache/turbofno/tensorrt-10.14.1/include), else fetch NVIDIA's
 # TensorRT 10.14.1 headers from the kernel-lens==2.0.1 wheel on PyPI (sha256-verified; see
 # cmake/fetch_tensorrt_headers.py). Defines the INTERFACE target turbofno_tensorrt_headers and
 # TURBOFNO_TRT_VERSION (e.g. 10.14.1).
@@ -27,7 +29,8 @@ endif()
 find_path(TENSORRT_INCLUDE_DIR NvInferRuntime.h
   HINTS ${_tfno_trt_hints}
   PATHS /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/local/tensorrt/include
-        /opt/tensorrt/include "${TURBOFNO_TRT_HEADER_CACHE}"
+        /opt/tensorrt/include "${PROJECT_SOURCE_DIR}/.deps/tensorrt-${TURBOFNO_TRT_FETCH_VERSION}/include"
+        "${TURBOFNO_TRT_HEADER_CACHE}"
   DOC "Folder holding NvInferRuntime.h")
 
 if(NOT TENSORRT_INCLUDE_DIR)
