@@ -1,0 +1,155 @@
+// AVX2 + FMA kernels (x86-64 CPUs without AVX-512). Same structure as kernels_avx512.cpp with
+// 8-wide vectors; every function carries its own target attribute.
+#if defined(__x86_64__) || defined(_M_X64)
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels.h"
+
+#define TFNO_AVX2 __attribute__((target("avx2,fma")))
+
+namespace turbofno {
+namespace cpu {
+namespace {
+
+constexpr int kMr = 6;   // rows per register tile: 12 accumulators + 2 B + 1 A of 16 ymm
+constexpr int kNr = 16;  // columns per register tile (two ymm)
+constexpr int64_t kWeightPrefetch = 256;  // floats, see kernels_avx512.cpp
+
+// Lane mask for the first n (0..8) of 8 floats.
+TFNO_AVX2 inline __m256i firstLanes(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<int64_t>(n, 8))),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+template <bool MASKED>
+TFNO_AVX2 inline __m256 load(const float* p, __m256i m) {
+    return MASKED ? _mm256_maskload_ps(p, m) : _mm256_loadu_ps(p);
+}
+
+template <bool MASKED>
+TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v) {
+    if (MASKED)
+        _mm256_maskstore_ps(p, m, v);
+    else
+        _mm256_storeu_ps(p, v);
+}
+
+// C[MR, <=8*NV] = A[MR, K] * B[K, ..] (+ rowBias); masks only on the last column panel.
+template <int MR, int NV, bool MASKED>
+TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc,
+                           __m256i m0, __m256i m1, const float* rowBias) {
+    __m256 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+        acc0[r] = rowBias ? _mm256_set1_ps(rowBias[r]) : _mm256_setzero_ps();
+        acc1[r] = acc0[r];
+    }
+    for (int64_t p = 0; p < K; ++p) {
+        const float* b = B + p * ldb;
+        const __m256 b0 = load<MASKED>(b, m0);
+        const __m256 b1 = NV == 2 ? load<MASKED>(b + 8, m1) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) {
+            const __m256 a = _mm256_broadcast_ss(A + r * lda + p);
+            acc0[r] = _mm256_fmadd_ps(a, b0, acc0[r]);
+            if (NV == 2) acc1[r] = _mm256_fmadd_ps(a, b1, acc1[r]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+        store<MASKED>(C + r * ldc, m0, acc0[r]);
+        if (NV == 2) store<MASKED>(C + r * ldc + 8, m1, acc1[r]);
+    }
+}
+
+template <int NV, bool MASKED>
+TFNO_AVX2 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+                        int64_t ldc, __m256i m0, __m256i m1, const float* rowBias) {
+    switch (rows) {
+        case 6: tile<6, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        case 5: tile<5, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        case 4: tile<4, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        case 3: tile<3, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        case 2: tile<2, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        default: tile<1, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+    }
+}
+
+TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias) {
+    float rowBias[kMr];
+    for (int64_t j0 = 0; j0 < N; j0 += kNr) {
+        const int64_t cols = std::min<int64_t>(kNr, N - j0);
+        const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
+        for (int64_t i0 = 0; i0 < M; i0 += kMr) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
+            if (bias)
+                for (int r = 0; r < rows; ++r) rowBias[r] = bias[(i0 + r) / rowsPerBias];
+            const float* rb = bias ? rowBias : nullptr;
+            const float* a = A + i0 * lda;
+            float* c = C + i0 * ldc + j0;
+            if (cols == kNr)
+                tileRows<2, false>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb);
+            else if (cols > 8)
+                tileRows<2, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb);
+            else
+                tileRows<1, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb);
+        }
+    }
+}
+
+template <int ROWS, bool MASKED>
+TFNO_AVX2 inline void complexMacStep(float* y, int64_t yStride, const float* const* x, int64_t xStride,
+                                     const float* const* w, int64_t batch, int64_t i, __m256i m) {
+    const __m256 ones = _mm256_set1_ps(1.0f);
+    __m256 wv[ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < ROWS; ++r) {
+        wv[r] = load<MASKED>(w[r] + i, m);
+        _mm_prefetch(reinterpret_cast<const char*>(w[r] + i + kWeightPrefetch), _MM_HINT_T0);
+    }
+    for (int64_t n = 0; n < batch; ++n) {
+        float* yn = y + n * yStride + i;
+        __m256 acc1 = load<MASKED>(yn, m);
+        __m256 acc2 = _mm256_setzero_ps();
+#pragma GCC unroll 4
+        for (int r = 0; r < ROWS; ++r) {
+            const __m256 xv = load<MASKED>(x[r] + n * xStride + i, m);
+            acc1 = _mm256_fmadd_ps(_mm256_moveldup_ps(xv), wv[r], acc1);
+            acc2 = _mm256_fmadd_ps(_mm256_movehdup_ps(xv), wv[r], acc2);
+        }
+        store<MASKED>(yn, m, _mm256_fmaddsub_ps(ones, acc1, _mm256_permute_ps(acc2, 0xB1)));
+    }
+}
+
+// See complexMacAvx512: acc1 = (xr*wr, xr*wi), acc2 = (xi*wr, xi*wi), y += acc1 + (-acc2_im, acc2_re).
+template <int ROWS>
+TFNO_AVX2 void complexMacRows(float* y, int64_t yStride, const float* const* x, int64_t xStride, const float* const* w,
+                              int64_t batch, int64_t count) {
+    const int64_t n2 = 2 * count;
+    int64_t i = 0;
+    for (; i + 8 <= n2; i += 8) complexMacStep<ROWS, false>(y, yStride, x, xStride, w, batch, i, firstLanes(8));
+    if (i < n2) complexMacStep<ROWS, true>(y, yStride, x, xStride, w, batch, i, firstLanes(n2 - i));
+}
+
+TFNO_AVX2 void complexMacAvx2(float* y, int64_t yStride, const float* const* x, int64_t xStride, const float* const* w,
+                              int rows, int64_t batch, int64_t count) {
+    switch (rows) {
+        case 4: complexMacRows<4>(y, yStride, x, xStride, w, batch, count); break;
+        case 3: complexMacRows<3>(y, yStride, x, xStride, w, batch, count); break;
+        case 2: complexMacRows<2>(y, yStride, x, xStride, w, batch, count); break;
+        default: complexMacRows<1>(y, yStride, x, xStride, w, batch, count); break;
+    }
+}
+
+}  // namespace
+
+CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2}; }
+
+}  // namespace cpu
+}  // namespace turbofno
+
+#endif
