@@ -159,7 +159,7 @@ FACTORY = textwrap.dedent("""
 """)
 
 
-def test_cli_end_to_end(tmp_path):
+def test_cli_end_to_end(tmp_path, capsys):
     pytest.importorskip("neuralop")
     (tmp_path / "my_fno.py").write_text(FACTORY)
     sys.path.insert(0, str(tmp_path))
@@ -175,7 +175,7 @@ def test_cli_end_to_end(tmp_path):
                                                                  os.path.abspath("python")] if p))
     cmd = [sys.executable, "-m", "turbofno", "export", "--model", f"{tmp_path / 'my_fno.py'}:build",
            "--model-kwargs", json.dumps({"width": 6}), "--checkpoint", str(tmp_path / "ckpt.pt"),
-           "--unsafe-load", "--input-shape", "1,2,16,12", "--out", str(out), "--rtol", str(TOL)]
+           "--input-shape", "1,2,16,12", "--out", str(out), "--rtol", str(TOL)]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "converted 2 spectral layer" in res.stdout and "-> ok" in res.stdout
@@ -184,9 +184,11 @@ def test_cli_end_to_end(tmp_path):
         ref = trained.eval()(torch.from_numpy(x)).numpy()
     assert rel_l2(run_ort(out, x)[0], ref) <= TOL  # the checkpoint's weights, not the factory's init
 
-    # a checkpoint that does not fit: clear error, exit code 1, no file
-    bad = [*cmd[:-6], "--input-shape", "1,2,16,12", "--out", str(tmp_path / "bad.onnx")]
+    # a checkpoint that does not fit (in-process, through the same CLI entry point): clear error, exit 1, no file
+    from turbofno.cli import main
+
+    bad = [*cmd[3:-6], "--input-shape", "1,2,16,12", "--out", str(tmp_path / "bad.onnx")]
     bad[bad.index("--model-kwargs") + 1] = json.dumps({"width": 5})
-    res = subprocess.run(bad, capture_output=True, text=True, env=env, timeout=300)
-    assert res.returncode == 1 and "does not fit the model" in res.stderr
+    assert main(bad) == 1
+    assert "does not fit the model" in capsys.readouterr().err
     assert not (tmp_path / "bad.onnx").exists()

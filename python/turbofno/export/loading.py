@@ -34,9 +34,27 @@ def _import_file(path: Path):
     return module
 
 
+def _safe_globals() -> list:
+    """Non-tensor objects that neuraloperator writes into its state dicts' `_metadata` (the init
+    kwargs: activation functions, the conv class), allowed for weights_only loading."""
+    import torch.nn.functional as F
+
+    allowed = [F.gelu, F.relu, F.silu, F.tanh, F.sigmoid, F.elu, F.leaky_relu, torch.tanh, torch.sigmoid]
+    try:
+        from neuralop.layers.spectral_convolution import SpectralConv
+
+        allowed.append(SpectralConv)
+    except ImportError:
+        pass
+    return allowed
+
+
 def _torch_load(path: str, unsafe: bool):
     try:
-        return torch.load(path, map_location="cpu", weights_only=not unsafe)
+        if unsafe:
+            return torch.load(path, map_location="cpu", weights_only=False)
+        with torch.serialization.safe_globals(_safe_globals()):
+            return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - explained below
         if unsafe:
             raise LoadError(f"cannot load {path}: {err}") from err
