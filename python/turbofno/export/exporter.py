@@ -191,6 +191,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                 report.errors.append(report.validation.summary())
                 raise ValidationError(f"exported model does not match PyTorch: {report.validation.summary()}",
                                       report)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp made it 0600
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -199,6 +200,12 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     if verbose:
         print(report.summary(), flush=True)
     return report
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _check_proto(proto) -> None:
