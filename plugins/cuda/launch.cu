@@ -13,7 +13,7 @@ cudaError_t launchCuda(const SpectralConvParams& params, void* workspace, size_t
     const SpectralConvShape& shape = params.shape;
     if (shape.rank < 1 || shape.rank > kMaxRank || !params.x || !params.weight || !params.y) return cudaErrorInvalidValue;
     if (shape.hasBias && !params.bias) return cudaErrorInvalidValue;
-    const cuda::Plan plan = cuda::makePlan(shape, params.attrs.separable);
+    const cuda::Plan plan = cuda::makePlan(shape, &params.attrs);
     if (!plan.supported) return cudaErrorNotSupported;
     if (workspaceBytes < plan.workspaceBytes || (plan.workspaceBytes > 0 && !workspace)) return cudaErrorInvalidValue;
     if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0) return cudaErrorMisalignedAddress;

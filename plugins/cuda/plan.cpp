@@ -20,7 +20,7 @@ size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 
 }  // namespace
 
-Plan makePlan(const core::SpectralConvShape& shape, int separable) {
+Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
     Plan plan;
     Geometry& g = plan.g;
     const int d = shape.rank;
@@ -29,6 +29,7 @@ Plan makePlan(const core::SpectralConvShape& shape, int separable) {
     for (int j = 0; j < g.lead; ++j) {
         g.S[j] = static_cast<int>(shape.spatial[j]);
         g.K[j] = static_cast<int>(shape.kept[j]);
+        g.p[j] = attrs ? attrs->modesLow[j] : g.K[j];
         prodS *= static_cast<double>(g.S[j]);
     }
     g.Sd = static_cast<int>(shape.spatial[d - 1]);
@@ -44,7 +45,7 @@ Plan makePlan(const core::SpectralConvShape& shape, int separable) {
     g.N = static_cast<int>(shape.batch);
     g.Cin = static_cast<int>(shape.inChannels);
     g.Cout = static_cast<int>(shape.outChannels);
-    g.separable = separable;
+    g.separable = attrs ? attrs->separable : 0;
     g.hasBias = shape.hasBias ? 1 : 0;
     g.scale = static_cast<float>(1.0 / prodS);
 

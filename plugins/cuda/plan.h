@@ -60,9 +60,10 @@ struct Plan {
     const char* whyNot = "";
 };
 
-// Fills `plan` from a validated shape; never fails for a shape that inferShape accepted except for
-// the documented size limit (a last-axis row must fit in shared memory), reported via supported/whyNot.
-Plan makePlan(const core::SpectralConvShape& shape, int separable);
+// Fills `plan` from a validated shape and the node's attributes (attrs may be null when only the
+// workspace size is wanted: it does not depend on them). Never fails for a shape that inferShape
+// accepted except for the size limit (a last-axis row must fit in shared memory): supported/whyNot.
+Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs);
 
 }  // namespace cuda
 }  // namespace turbofno

@@ -6,8 +6,8 @@ namespace turbofno {
 namespace core {
 
 size_t cudaWorkspaceBytes(const SpectralConvShape& shape, DataType /*dtype*/) {
-    // The separable flag is not part of the shape; Cout == Cin then, so the sizes do not depend on it.
-    return cuda::makePlan(shape, 0).workspaceBytes;
+    // Sizes depend on the shape only (separable: Cout == Cin is already in the shape).
+    return cuda::makePlan(shape, nullptr).workspaceBytes;
 }
 
 }  // namespace core

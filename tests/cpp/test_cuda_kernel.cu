@@ -191,7 +191,7 @@ bool buildParams(const Case& c, core::SpectralConvParams* params) {
     }
     wd.push_back(2);
     core::SpectralConvShape shape;
-    st = core::inferShape(attrs, xd.data(), d + 2, wd.data(), d + 3, c.bias ? bd.data() : nullptr, 1, &shape);
+    st = core::inferShape(attrs, xd.data(), d + 2, wd.data(), d + 3, c.bias ? bd.data() : nullptr, c.bias ? 1 : 0, &shape);
     if (!st.ok) {
         std::printf("FAIL %s: inferShape: %s\n", c.name.c_str(), st.message.c_str());
         return false;
