@@ -1,6 +1,7 @@
 // C++ microbenchmark of core::runCpu (no ORT): median time per stage and GFLOP/s on the CPU bench
 // shapes. Build: see bench/README or build-cpu/build_test.sh; run: cpu_microbench [threads] [reps].
 #include <algorithm>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -71,7 +72,10 @@ int main(int argc, char** argv) {
             std::printf("inferShape: %s\n", st.message.c_str());
             return 1;
         }
-        std::vector<float> x(s.n * s.c * s.h * s.w), w(s.c * s.c * 2 * s.m * s.m * 2), b(s.c), y(x.size());
+        std::vector<float> x(s.n * s.c * s.h * s.w), w(s.c * s.c * 2 * s.m * s.m * 2), b(s.c);
+        // Output 64-byte aligned like ORT's allocations (enables the kernel's streaming stores).
+        std::vector<float> yStore(x.size() + 16);
+        float* y = yStore.data() + (16 - (reinterpret_cast<uintptr_t>(yStore.data()) / 4) % 16) % 16;
         for (auto* v : {&x, &w, &b})
             for (auto& e : *v) e = uni(rng);
         core::SpectralConvParams p;
@@ -80,7 +84,7 @@ int main(int argc, char** argv) {
         p.x = x.data();
         p.weight = w.data();
         p.bias = b.data();
-        p.y = y.data();
+        p.y = y;
         std::vector<unsigned char> ws(core::cpuWorkspaceBytes(shape, threads));
         std::vector<double> total, cpu, tab, fwd, mix, inv;
         for (int r = 0; r < reps + 2; ++r) {

@@ -9,8 +9,10 @@ namespace cpu {
 
 // C[M,N] = A[M,K] * B[K,N] (+ bias[i / rowsPerBias] on row i when bias != nullptr).
 // Row-major with leading dimensions lda, ldb, ldc (in floats). C must not alias A or B.
+// streamC: C is not read again soon (the layer output): aligned full vectors are written with
+// non-temporal stores, which saves the read-for-ownership traffic of a cold destination.
 using SgemmFn = void (*)(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias);
+                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC);
 
 // For each batch entry n < batch: y_n[c] += sum_r x_n[r][c] * w[r][c] over r < rows (1..kMaxMacRows)
 // and c < count, where y_n = y + n * yStride and x_n[r] = x[r] + n * xStride. Complex numbers are

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "kernels.h"
 
@@ -30,9 +31,11 @@ TFNO_AVX2 inline __m256 load(const float* p, __m256i m) {
 }
 
 template <bool MASKED>
-TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v) {
+TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v, bool stream = false) {
     if (MASKED)
         _mm256_maskstore_ps(p, m, v);
+    else if (stream && (reinterpret_cast<uintptr_t>(p) & 31) == 0)
+        _mm256_stream_ps(p, v);  // non-temporal: see SgemmFn streamC
     else
         _mm256_storeu_ps(p, v);
 }
@@ -40,7 +43,7 @@ TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v) {
 // C[MR, <=8*NV] = A[MR, K] * B[K, ..] (+ rowBias); masks only on the last column panel.
 template <int MR, int NV, bool MASKED>
 TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc,
-                           __m256i m0, __m256i m1, const float* rowBias) {
+                           __m256i m0, __m256i m1, const float* rowBias, bool stream) {
     __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
@@ -60,26 +63,26 @@ TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* 
     }
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
-        store<MASKED>(C + r * ldc, m0, acc0[r]);
-        if (NV == 2) store<MASKED>(C + r * ldc + 8, m1, acc1[r]);
+        store<MASKED>(C + r * ldc, m0, acc0[r], stream);
+        if (NV == 2) store<MASKED>(C + r * ldc + 8, m1, acc1[r], stream);
     }
 }
 
 template <int NV, bool MASKED>
 TFNO_AVX2 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                        int64_t ldc, __m256i m0, __m256i m1, const float* rowBias) {
+                        int64_t ldc, __m256i m0, __m256i m1, const float* rowBias, bool stream) {
     switch (rows) {
-        case 6: tile<6, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 5: tile<5, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 4: tile<4, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 3: tile<3, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 2: tile<2, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        default: tile<1, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        case 6: tile<6, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 5: tile<5, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 4: tile<4, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 3: tile<3, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 2: tile<2, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        default: tile<1, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
     }
 }
 
 TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias) {
+                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC) {
     float rowBias[kMr];
     for (int64_t j0 = 0; j0 < N; j0 += kNr) {
         const int64_t cols = std::min<int64_t>(kNr, N - j0);
@@ -92,13 +95,14 @@ TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_
             const float* a = A + i0 * lda;
             float* c = C + i0 * ldc + j0;
             if (cols == kNr)
-                tileRows<2, false>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb);
+                tileRows<2, false>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb, streamC);
             else if (cols > 8)
-                tileRows<2, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb);
+                tileRows<2, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb, streamC);
             else
-                tileRows<1, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb);
+                tileRows<1, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb, streamC);
         }
     }
+    if (streamC) _mm_sfence();
 }
 
 template <int ROWS, bool MASKED>

@@ -7,6 +7,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12 false positive inside avx512fintrin.h
 
 #include <algorithm>
+#include <cstdint>
 
 #include "kernels.h"
 
@@ -24,9 +25,17 @@ constexpr int64_t kWeightPrefetch = 256;
 
 // C[MR, <=16*NV] = A[MR, K] * B[K, ..] (+ rowBias). 2*MR accumulators live in registers;
 // B rows are loaded once per k and reused by all MR rows, A values are broadcast.
+// Masked store, or a non-temporal store when asked for and the vector is full and aligned.
+TFNO_AVX512 inline void storeC(float* p, __mmask16 m, __m512 v, bool stream) {
+    if (stream && m == 0xffff && (reinterpret_cast<uintptr_t>(p) & 63) == 0)
+        _mm512_stream_ps(p, v);
+    else
+        _mm512_mask_storeu_ps(p, m, v);
+}
+
 template <int MR, int NV>
 TFNO_AVX512 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                             int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias) {
+                             int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream) {
     __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
@@ -46,23 +55,23 @@ TFNO_AVX512 inline void tile(int64_t K, const float* A, int64_t lda, const float
     }
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
-        _mm512_mask_storeu_ps(C + r * ldc, m0, acc0[r]);
-        if (NV == 2) _mm512_mask_storeu_ps(C + r * ldc + 16, m1, acc1[r]);
+        storeC(C + r * ldc, m0, acc0[r], stream);
+        if (NV == 2) storeC(C + r * ldc + 16, m1, acc1[r], stream);
     }
 }
 
 template <int NV>
 TFNO_AVX512 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                          int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias) {
+                          int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream) {
     switch (rows) {
-        case 8: tile<8, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 7: tile<7, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 6: tile<6, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 5: tile<5, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 4: tile<4, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 3: tile<3, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        case 2: tile<2, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
-        default: tile<1, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias); break;
+        case 8: tile<8, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 7: tile<7, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 6: tile<6, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 5: tile<5, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 4: tile<4, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 3: tile<3, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 2: tile<2, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        default: tile<1, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
     }
 }
 
@@ -71,7 +80,8 @@ TFNO_AVX512 __mmask16 firstLanes(int64_t n) {
 }
 
 TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
-                             int64_t ldb, float* C, int64_t ldc, const float* bias, int64_t rowsPerBias) {
+                             int64_t ldb, float* C, int64_t ldc, const float* bias, int64_t rowsPerBias,
+                             bool streamC) {
     float rowBias[kMr];
     // Column panels outermost: one K x 32 panel of B stays in L1 while A streams past it.
     for (int64_t j0 = 0; j0 < N; j0 += kNr) {
@@ -83,11 +93,12 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
                 for (int r = 0; r < rows; ++r) rowBias[r] = bias[(i0 + r) / rowsPerBias];
             const float* rb = bias ? rowBias : nullptr;
             if (cols > 16)
-                tileRows<2>(rows, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc, m0, m1, rb);
+                tileRows<2>(rows, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
             else
-                tileRows<1>(rows, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc, m0, m1, rb);
+                tileRows<1>(rows, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
         }
     }
+    if (streamC) _mm_sfence();  // order the non-temporal stores before the caller signals completion
 }
 
 // y_n += sum_r x_n[r] * w[r] on interleaved complex. Per 8 complex values: acc1 gathers

@@ -6,7 +6,7 @@ namespace cpu {
 namespace {
 
 void sgemmPortable(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-                   float* C, int64_t ldc, const float* bias, int64_t rowsPerBias) {
+                   float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool /*streamC*/) {
     for (int64_t i = 0; i < M; ++i) {
         float* __restrict c = C + i * ldc;
         const float b0 = bias ? bias[i / rowsPerBias] : 0.0f;

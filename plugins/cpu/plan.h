@@ -36,7 +36,7 @@ struct CpuPlan {
     // Offsets in floats from the (64-byte aligned) workspace base.
     int64_t offFwdLast = 0;                  // [S_d][2k]
     int64_t offFwdAxis[core::kMaxRank] = {}; // axis j < d-1: [2K_j][S_j]
-    int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [2S_j][K_j]
+    int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [S_j][2K_j]
     int64_t offInvLast = 0;                  // [2k][S_d], C2R weights and 1/prod(S) folded in
     int64_t offXs = 0, offYs = 0;
     int64_t offBias = 0;                     // [Cout] bias in fp32 (converted inputs only)

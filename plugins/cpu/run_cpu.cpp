@@ -67,7 +67,7 @@ struct Run {
         }
         float* spec = xs() + (n * plan.cin + c0) * plan.modes * 2;
         float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;  // [count][R][2k]
-        kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, cols, nullptr, 1);
+        kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, cols, nullptr, 1, false);
         if (plan.rank == 1) return;
         for (int64_t c = 0; c < count; ++c)
             cpu::forwardAxes(plan, kern, tables(), lastAxis + c * plan.rows * cols, spec + c * plan.modes * 2,
@@ -140,7 +140,7 @@ struct Run {
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
         kern.sgemm(count * plan.rows, Sd, cols, lastAxis, cols, tables() + plan.offInvLast, Sd, out, Sd, bias,
-                   plan.rows);
+                   plan.rows, !plan.convert);
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.points, static_cast<uint16_t*>(params.y) + first);
     }

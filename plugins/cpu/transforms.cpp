@@ -15,13 +15,16 @@ void combineForward(const float* __restrict prod, int64_t rows, int64_t cols, fl
     }
 }
 
-// Inverse (multiply by e^{+i theta}): out = (P_r - Q_i, P_i + Q_r).
-void combineInverse(const float* __restrict prod, int64_t rows, int64_t cols, float* __restrict out) {
-    const float* P = prod;
-    const float* Q = prod + rows * cols;
+// Inverse operand: stacked = [Z; iZ] where iZ = (-Z_i, Z_r), so that [C | S] * stacked is the
+// complex product (C + iS) Z in one GEMM written straight to its destination. The inverse output
+// is larger than its input, so swapping the input is cheaper than recombining the output.
+void stackWithTimesI(const float* __restrict z, int64_t rows, int64_t cols, float* __restrict stacked) {
+    float* zi = stacked + rows * cols;
     for (int64_t i = 0; i < rows * cols; i += 2) {
-        out[i] = P[i] - Q[i + 1];
-        out[i + 1] = P[i + 1] + Q[i];
+        stacked[i] = z[i];
+        stacked[i + 1] = z[i + 1];
+        zi[i] = -z[i + 1];
+        zi[i + 1] = z[i];
     }
 }
 
@@ -41,7 +44,7 @@ void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
         which ^= 1;
         for (int64_t a = 0; a < lead; ++a) {
             kern.sgemm(2 * K, cols, S, tables + plan.offFwdAxis[j], S, src + a * S * cols, cols, scratch.prod, cols,
-                       nullptr, 1);
+                       nullptr, 1, false);
             combineForward(scratch.prod, K, cols, out + a * K * cols);
         }
         src = out;
@@ -61,9 +64,9 @@ void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
         float* out = j == d - 2 ? dst : bufs[which];
         which ^= 1;
         for (int64_t a = 0; a < lead; ++a) {
-            kern.sgemm(2 * S, cols, K, tables + plan.offInvAxis[j], K, src + a * K * cols, cols, scratch.prod, cols,
-                       nullptr, 1);
-            combineInverse(scratch.prod, S, cols, out + a * S * cols);
+            stackWithTimesI(src + a * K * cols, K, cols, scratch.prod);
+            kern.sgemm(S, cols, 2 * K, tables + plan.offInvAxis[j], 2 * K, scratch.prod, cols, out + a * S * cols, cols,
+                       nullptr, 1, false);
         }
         src = out;
     }

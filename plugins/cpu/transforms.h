@@ -11,7 +11,7 @@ namespace cpu {
 struct AxisScratch {
     float* bufA;  // ping-pong intermediates
     float* bufB;
-    float* prod;  // GEMM output [2 * rows, cols] before the complex combine
+    float* prod;  // forward: GEMM output [2K, cols] before the complex combine; inverse: [Z; iZ]
 };
 
 // src [S_1..S_{d-1}, 2k] (last axis already transformed) -> dst [K_1..K_{d-1}, k, 2].

@@ -63,8 +63,8 @@ void buildTwiddles(const CpuPlan& plan, const core::SpectralConvAttrs& attrs, fl
                 const int64_t r = (f * t) % Sj;
                 T[m * Sj + t] = static_cast<float>(u.c[r]);
                 T[(Kj + m) * Sj + t] = static_cast<float>(u.s[r]);
-                G[t * Kj + m] = static_cast<float>(u.c[r]);
-                G[(Sj + t) * Kj + m] = static_cast<float>(u.s[r]);
+                G[t * 2 * Kj + m] = static_cast<float>(u.c[r]);
+                G[t * 2 * Kj + Kj + m] = static_cast<float>(u.s[r]);
             }
         }
     }
