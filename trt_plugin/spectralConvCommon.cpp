@@ -105,7 +105,8 @@ int32_t readInts(PluginField const& field, int32_t* out, int32_t maxCount) {
 
 }  // namespace
 
-core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc) {
+core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, size_t* workspaceBound) {
+    if (workspaceBound) *workspaceBound = 0;
     pluginCheck(fc != nullptr, "no plugin field collection");
     pluginCheck(fc->nbFields >= 0 && (fc->nbFields == 0 || fc->fields != nullptr), "malformed plugin field collection");
     core::SpectralConvAttrs attrs;
@@ -136,6 +137,12 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc) {
             } else {
                 attrs.separable = v;
             }
+        } else if (name == kWORKSPACE_FIELD) {
+            pluginCheck(f.type == PluginFieldType::kINT32 && f.length == 2 && f.data != nullptr,
+                        std::string("field '") + kWORKSPACE_FIELD + "' must be two kINT32 values");
+            uint32_t parts[2];
+            std::memcpy(parts, f.data, sizeof parts);
+            if (workspaceBound) *workspaceBound = static_cast<size_t>((uint64_t{parts[1]} << 32) | parts[0]);
         }
         // Other names are ignored: TensorRT passes only the creator's fields, other callers may add more.
     }
@@ -147,7 +154,7 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc) {
     return attrs;
 }
 
-void AttrFields::assign(core::SpectralConvAttrs const& attrs) {
+void AttrFields::assign(core::SpectralConvAttrs const& attrs, size_t workspaceBound) {
     std::copy(attrs.modesLow, attrs.modesLow + core::kMaxRank, mModesLow);
     std::copy(attrs.modesHigh, attrs.modesHigh + core::kMaxRank, mModesHigh);
     mNorm = static_cast<int32_t>(attrs.norm);
@@ -158,6 +165,12 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs) {
         PluginField(core::kAttrNorm, &mNorm, PluginFieldType::kINT32, 1),
         PluginField(core::kAttrSeparable, &mSeparable, PluginFieldType::kINT32, 1),
     };
+    if (workspaceBound > 0) {
+        uint64_t const w = workspaceBound;
+        uint32_t const parts[2] = {static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32)};
+        std::memcpy(mWorkspace, parts, sizeof parts);
+        mFields.emplace_back(kWORKSPACE_FIELD, mWorkspace, PluginFieldType::kINT32, 2);
+    }
     mCollection.nbFields = static_cast<int32_t>(mFields.size());
     mCollection.fields = mFields.data();
 }
@@ -192,7 +205,7 @@ uint32_t get32(unsigned char const*& p) {
 
 }  // namespace
 
-void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, void* buffer) {
+void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size_t workspaceBound, void* buffer) {
     unsigned char* const start = static_cast<unsigned char*>(buffer);
     unsigned char* p = start;
     put32(p, kMAGIC);
@@ -203,10 +216,12 @@ void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, void
     put32(p, static_cast<uint32_t>(attrs.norm));
     put32(p, static_cast<uint32_t>(attrs.separable));
     put32(p, static_cast<uint32_t>(nbInputs));
+    put32(p, static_cast<uint32_t>(uint64_t{workspaceBound}));
+    put32(p, static_cast<uint32_t>(uint64_t{workspaceBound} >> 32));
     put32(p, fnv1a(start, static_cast<size_t>(p - start)));
 }
 
-core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs) {
+core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound) {
     pluginCheck(data != nullptr, "serialized plugin data is null");
     pluginCheck(length == kSERIALIZED_BYTES, "serialized plugin data has " + std::to_string(length) +
                                                  " bytes; expected " + std::to_string(kSERIALIZED_BYTES) +
@@ -224,6 +239,7 @@ core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_
     attrs.norm = static_cast<core::FftNorm>(static_cast<int32_t>(get32(p)));
     attrs.separable = static_cast<int32_t>(get32(p));
     int32_t const inputs = static_cast<int32_t>(get32(p));
+    uint64_t const wsLo = get32(p), wsHi = get32(p);
     size_t const body = static_cast<size_t>(p - start);
     pluginCheck(get32(p) == fnv1a(start, body), "serialized plugin data is corrupted (checksum mismatch)");
     core::Status const st = core::validateAttrs(attrs, attrs.rank, attrs.rank);
@@ -231,6 +247,7 @@ core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_
     pluginCheck(inputs == 0 || inputs == kMIN_INPUTS || inputs == kMAX_INPUTS,
                 "serialized plugin data holds an invalid input count " + std::to_string(inputs));
     if (nbInputs) *nbInputs = inputs;
+    if (workspaceBound) *workspaceBound = static_cast<size_t>((wsHi << 32) | wsLo);
     return attrs;
 }
 
@@ -345,26 +362,74 @@ void checkBuildShapes(core::SpectralConvAttrs const& attrs, DynamicPluginTensorD
     }
 }
 
+size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims, Dims const* maxDims, int32_t nbInputs,
+                      DataType type) {
+    pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
+                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+    core::DataType const coreType = toCoreType(type);
+    // The varying extents, as an odometer over [min, max] per dimension.
+    struct Axis {
+        int32_t input, dim;
+        int64_t lo, hi;
+    };
+    std::vector<Axis> axes;
+    int64_t dims[kMAX_INPUTS][Dims::MAX_DIMS] = {};
+    int64_t combos = 1;
+    for (int32_t i = 0; i < nbInputs; ++i) {
+        pluginCheck(isConcrete(minDims[i]) && isConcrete(maxDims[i]) && minDims[i].nbDims == maxDims[i].nbDims,
+                    "profile bounds are not concrete");
+        for (int32_t k = 0; k < minDims[i].nbDims; ++k) {
+            int64_t const lo = minDims[i].d[k], hi = maxDims[i].d[k];
+            pluginCheck(lo <= hi, "profile min exceeds max");
+            dims[i][k] = lo;
+            if (lo < hi) {
+                axes.push_back({i, k, lo, hi});
+                combos = (hi - lo + 1) > kMAX_WORKSPACE_SHAPES / combos ? kMAX_WORKSPACE_SHAPES + 1 : combos * (hi - lo + 1);
+            }
+        }
+    }
+    pluginCheck(combos <= kMAX_WORKSPACE_SHAPES,
+                "the optimization profile spans more than " + std::to_string(kMAX_WORKSPACE_SHAPES) +
+                    " shapes; the workspace bound is found by trying each shape (it is not monotonic in the "
+                    "shape), so narrow the profile");
+    size_t bytes = 0;
+    bool anyValid = false;
+    while (true) {
+        core::SpectralConvShape shape;
+        core::Status const st = core::inferShape(attrs, dims[0], minDims[0].nbDims, dims[1], minDims[1].nbDims,
+                                                 nbInputs == 3 ? dims[2] : nullptr, nbInputs == 3 ? minDims[2].nbDims : 0,
+                                                 &shape);
+        if (st.ok) {  // shapes the op rejects can never run, so they need no workspace
+            bytes = std::max(bytes, core::cudaWorkspaceBytes(shape, coreType));
+            anyValid = true;
+        }
+        size_t a = 0;
+        for (; a < axes.size(); ++a) {
+            int64_t& v = dims[axes[a].input][axes[a].dim];
+            if (v < axes[a].hi) {
+                ++v;
+                break;
+            }
+            v = axes[a].lo;
+        }
+        if (a == axes.size()) break;
+    }
+    pluginCheck(anyValid, "no shape of the optimization profile is valid for this layer");
+    return bytes;
+}
+
 size_t workspaceForProfile(core::SpectralConvAttrs const& attrs, DynamicPluginTensorDesc const* in, int32_t nbInputs) {
     pluginCheck(in != nullptr, "no input descriptors");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
                 "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
-    core::DataType const type = toCoreType(in[0].desc.type);
-    size_t bytes = 0;
-    bool any = false;
-    Dims dims[kMAX_INPUTS];
-    for (int which = 0; which < 4; ++which) {
-        bool concrete = true;
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            dims[i] = which == 0 ? in[i].desc.dims : which == 1 ? in[i].min : which == 2 ? in[i].opt : in[i].max;
-            concrete = concrete && isConcrete(dims[i]) && dims[i].nbDims == in[i].desc.dims.nbDims;
-        }
-        if (!concrete) continue;
-        bytes = std::max(bytes, core::cudaWorkspaceBytes(inferShape(attrs, dims, nbInputs), type));
-        any = true;
+    Dims lo[kMAX_INPUTS], hi[kMAX_INPUTS];
+    for (int32_t i = 0; i < nbInputs; ++i) {
+        bool const bounds = isConcrete(in[i].min) && isConcrete(in[i].max) && in[i].min.nbDims == in[i].desc.dims.nbDims &&
+                            in[i].max.nbDims == in[i].desc.dims.nbDims;
+        lo[i] = bounds ? in[i].min : in[i].desc.dims;
+        hi[i] = bounds ? in[i].max : in[i].desc.dims;
     }
-    pluginCheck(any, "no concrete input shapes to size the workspace from");
-    return bytes;
+    return workspaceBound(attrs, lo, hi, nbInputs, in[0].desc.type);
 }
 
 size_t workspaceForDims(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* in, int32_t nbInputs) {
@@ -421,7 +486,7 @@ void outputShapeExprs(core::SpectralConvAttrs const& attrs, DimsExprs const* inp
 
 void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputDesc, int32_t nbInputs,
             PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs, void* workspace,
-            cudaStream_t stream) {
+            size_t workspaceBound, cudaStream_t stream) {
     pluginCheck(inputDesc != nullptr && outputDesc != nullptr && inputs != nullptr && outputs != nullptr,
                 "enqueue called without tensor descriptors or pointers");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
@@ -454,6 +519,9 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
     size_t const wsBytes = core::cudaWorkspaceBytes(params.shape, params.dtype);
     pluginCheck(wsBytes == 0 || workspace != nullptr, "the kernel needs " + std::to_string(wsBytes) +
                                                           " workspace bytes but TensorRT passed none");
+    pluginCheck(workspaceBound == 0 || wsBytes <= workspaceBound,
+                "this shape needs " + std::to_string(wsBytes) + " workspace bytes but only " +
+                    std::to_string(workspaceBound) + " were reserved when the engine was built");
     cudaError_t const err = core::launchCuda(params, wsBytes ? workspace : nullptr, wsBytes, stream);
     pluginCheck(err == cudaSuccess, std::string("CUDA launch failed: ") + cudaGetErrorName(err) + ": " +
                                         cudaGetErrorString(err));

@@ -50,12 +50,15 @@ nvinfer1::PluginFieldCollection const* creatorFieldNames() noexcept;
 // array; absent attribute -> absent field) or as getFieldsToSerialize wrote them. kINT64 fields
 // are also accepted (range-checked). Missing norm/separable take their defaults. Throws
 // PluginError naming the problem; the result has passed core::validateAttrs.
-core::SpectralConvAttrs attrsFromFields(nvinfer1::PluginFieldCollection const* fc);
+// `workspaceBound` (optional) receives the extra serialized field kWORKSPACE_FIELD (0 if absent).
+core::SpectralConvAttrs attrsFromFields(nvinfer1::PluginFieldCollection const* fc, size_t* workspaceBound = nullptr);
+// Not a creator field: V3 serializes the build-time workspace bound under this name (kINT32 x2, lo/hi).
+constexpr char const* kWORKSPACE_FIELD = "turbofno_workspace_bytes";
 
 // Owns the field array that describes one attribute set (for getFieldsToSerialize).
 class AttrFields {
 public:
-    void assign(core::SpectralConvAttrs const& attrs);
+    void assign(core::SpectralConvAttrs const& attrs, size_t workspaceBound = 0);
     nvinfer1::PluginFieldCollection const* collection() const noexcept { return &mCollection; }
 
 private:
@@ -63,16 +66,17 @@ private:
     int32_t mModesHigh[core::kMaxRank] = {};
     int32_t mNorm = 0;
     int32_t mSeparable = 0;
+    int32_t mWorkspace[2] = {};
     std::vector<nvinfer1::PluginField> mFields;
     nvinfer1::PluginFieldCollection mCollection{};
 };
 
 // V2 serialization: a fixed-size blob with magic, format version, the attributes, the input count
-// seen by configurePlugin (0 = not configured yet, 2 or 3) and a checksum.
-constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 4;
-void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, void* buffer);
+// seen by configurePlugin (0 = not configured yet, 2 or 3), the workspace bound and a checksum.
+constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 8 + 4;
+void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size_t workspaceBound, void* buffer);
 // Throws PluginError on a wrong length, magic, version, checksum or invalid attributes.
-core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs);
+core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound);
 
 // Element types the CUDA kernel implements (fp32, fp16, bf16 where TensorRT has it).
 bool isSupportedType(nvinfer1::DataType type) noexcept;
@@ -94,8 +98,16 @@ core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, nvinfer
 // Validation at build time: every fully known dims set (desc, min, opt, max) must pass inferShape.
 void checkBuildShapes(core::SpectralConvAttrs const& attrs, nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs);
 
-// Workspace for the profile: the largest core::cudaWorkspaceBytes over its min, opt and max shapes.
+// The core's workspace need not be monotonic in the shape (the CUDA plan may split small problems into
+// more blocks), so a bound over a profile comes from trying every shape between min and max:
+// max of core::cudaWorkspaceBytes over all of them (a profile may span at most
+// kMAX_WORKSPACE_SHAPES shapes; PluginError otherwise).
+constexpr int64_t kMAX_WORKSPACE_SHAPES = int64_t{1} << 22;
+size_t workspaceBound(core::SpectralConvAttrs const& attrs, nvinfer1::Dims const* minDims,
+                      nvinfer1::Dims const* maxDims, int32_t nbInputs, nvinfer1::DataType type);
+// The same over a DynamicPluginTensorDesc profile (min/max; the network dims when those are unset).
 size_t workspaceForProfile(core::SpectralConvAttrs const& attrs, nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs);
+// The bytes one concrete call needs.
 size_t workspaceForDims(core::SpectralConvAttrs const& attrs, nvinfer1::PluginTensorDesc const* in, int32_t nbInputs);
 
 // Output dims as expressions: [N, Cout, S_1..S_d] from x and weight. When every input extent is a
@@ -104,10 +116,12 @@ void outputShapeExprs(core::SpectralConvAttrs const& attrs, nvinfer1::DimsExprs 
                       nvinfer1::DimsExprs& output, nvinfer1::IExprBuilder& exprBuilder);
 
 // Validates descriptors against the core, fills the params and calls core::launchCuda.
-// Throws PluginError on bad shapes/types or a CUDA error.
+// `workspaceBound`: the bytes reserved at build time (0: unknown); a call needing more fails
+// instead of overrunning TensorRT's workspace. Throws PluginError on bad shapes/types, too little
+// workspace or a CUDA error.
 void launch(core::SpectralConvAttrs const& attrs, nvinfer1::PluginTensorDesc const* inputDesc, int32_t nbInputs,
             nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
-            void* workspace, cudaStream_t stream);
+            void* workspace, size_t workspaceBound, cudaStream_t stream);
 
 }  // namespace trt
 }  // namespace turbofno

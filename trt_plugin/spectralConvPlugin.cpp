@@ -2,6 +2,7 @@
 
 #if NV_TENSORRT_MAJOR >= 10
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -33,6 +34,7 @@ IPluginV3* SpectralConvPlugin::clone() noexcept {
         auto copy = std::make_unique<SpectralConvPlugin>(mLayerName, mAttrs);
         copy->setPluginNamespace(mNamespace.c_str());
         copy->mNbInputs = mNbInputs;
+        copy->mWorkspaceBound = mWorkspaceBound;
         return copy.release();
     } catch (...) {
         logCaught(mLayerName.c_str(), "clone");
@@ -55,6 +57,9 @@ int32_t SpectralConvPlugin::configurePlugin(DynamicPluginTensorDesc const* in, i
         }
         pluginCheck(out[0].desc.type == in[0].desc.type, "the output type must equal the input type");
         mNbInputs = nbInputs;
+        // What getWorkspaceSize reports for this profile; kept (and serialized) so that enqueue can
+        // refuse a shape needing more instead of overrunning the workspace.
+        mWorkspaceBound = std::max(mWorkspaceBound, workspaceForProfile(mAttrs, in, nbInputs));
         return 0;
     } catch (...) {
         logCaught(mLayerName.c_str(), "configurePlugin");
@@ -130,7 +135,7 @@ int32_t SpectralConvPlugin::enqueue(PluginTensorDesc const* inputDesc, PluginTen
     try {
         // enqueue is not told the input count; configurePlugin / onShapeChange recorded it.
         pluginCheck(mNbInputs != 0, "enqueue before configurePlugin / onShapeChange");
-        launch(mAttrs, inputDesc, mNbInputs, outputDesc, inputs, outputs, workspace, stream);
+        launch(mAttrs, inputDesc, mNbInputs, outputDesc, inputs, outputs, workspace, mWorkspaceBound, stream);
         return 0;
     } catch (...) {
         logCaught(mLayerName.c_str(), "enqueue");
@@ -142,7 +147,7 @@ IPluginV3* SpectralConvPlugin::attachToContext(IPluginResourceContext* /*context
 
 PluginFieldCollection const* SpectralConvPlugin::getFieldsToSerialize() noexcept {
     try {
-        mSerialized.assign(mAttrs);
+        mSerialized.assign(mAttrs, mWorkspaceBound);
         return mSerialized.collection();
     } catch (...) {
         logCaught(mLayerName.c_str(), "getFieldsToSerialize");
@@ -162,10 +167,11 @@ IPluginV3* SpectralConvPluginCreator::createPlugin(char const* name, PluginField
                                                    TensorRTPhase phase) noexcept {
     try {
         // Both phases read the same fields: the ONNX parser's (build) or getFieldsToSerialize's (runtime).
-        core::SpectralConvAttrs const attrs = attrsFromFields(fc);
-        (void)phase;
+        size_t workspaceBound = 0;  // present in runtime-phase fields only
+        core::SpectralConvAttrs const attrs = attrsFromFields(fc, &workspaceBound);
         auto plugin = std::make_unique<SpectralConvPlugin>(name ? name : "", attrs);
         plugin->setPluginNamespace(mNamespace.c_str());
+        if (phase == TensorRTPhase::kRUNTIME) plugin->setWorkspaceBound(workspaceBound);
         return plugin.release();
     } catch (...) {
         logCaught(name, phase == TensorRTPhase::kRUNTIME ? "createPlugin (runtime: deserializing)" : "createPlugin");

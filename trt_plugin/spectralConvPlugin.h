@@ -54,13 +54,15 @@ public:
 
     core::SpectralConvAttrs const& attrs() const noexcept { return mAttrs; }
     void setPluginNamespace(char const* ns) { mNamespace = ns ? ns : ""; }
+    void setWorkspaceBound(size_t bytes) { mWorkspaceBound = bytes; }
 
 private:
     std::string mLayerName;
     std::string mNamespace;
     core::SpectralConvAttrs mAttrs;
     AttrFields mSerialized;
-    int32_t mNbInputs = 0;  // 2 or 3 once configurePlugin / onShapeChange ran
+    int32_t mNbInputs = 0;        // 2 or 3 once configurePlugin / onShapeChange ran
+    size_t mWorkspaceBound = 0;   // bytes reserved at build time (serialized); 0 = unknown
 };
 
 class SpectralConvPluginCreator : public nvinfer1::IPluginCreatorV3One {

@@ -1,5 +1,6 @@
 #include "spectralConvPluginLegacy.h"
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -16,8 +17,9 @@ using namespace nvinfer1;
 // SpectralConvPluginLegacy
 
 SpectralConvPluginLegacy::SpectralConvPluginLegacy(std::string layerName, core::SpectralConvAttrs const& attrs,
-                                                   int32_t nbInputs)
-    : mLayerName(std::move(layerName)), mAttrs(attrs), mNbInputs(nbInputs) {}
+                                                   int32_t nbInputs, size_t workspaceBound, bool fromPlan)
+    : mLayerName(std::move(layerName)), mAttrs(attrs), mNbInputs(nbInputs), mWorkspaceBound(workspaceBound),
+      mFromPlan(fromPlan) {}
 
 char const* SpectralConvPluginLegacy::getPluginType() const noexcept { return kPLUGIN_NAME; }
 char const* SpectralConvPluginLegacy::getPluginVersion() const noexcept { return kLEGACY_PLUGIN_VERSION; }
@@ -29,7 +31,7 @@ size_t SpectralConvPluginLegacy::getSerializationSize() const noexcept { return 
 void SpectralConvPluginLegacy::serialize(void* buffer) const noexcept {
     try {
         pluginCheck(buffer != nullptr, "serialize called with a null buffer");
-        serializeAttrs(mAttrs, mNbInputs, buffer);
+        serializeAttrs(mAttrs, mNbInputs, mWorkspaceBound, buffer);
     } catch (...) {
         logCaught(mLayerName.c_str(), "serialize");
     }
@@ -57,9 +59,8 @@ DataType SpectralConvPluginLegacy::getOutputDataType(int32_t index, DataType con
 
 IPluginV2DynamicExt* SpectralConvPluginLegacy::clone() const noexcept {
     try {
-        auto copy = std::make_unique<SpectralConvPluginLegacy>(mLayerName, mAttrs, mNbInputs);
+        auto copy = std::make_unique<SpectralConvPluginLegacy>(*this);  // all state, including the profile
         copy->mNamespace = mNamespace;
-        copy->mConfigOk = mConfigOk;
         return copy.release();
     } catch (...) {
         logCaught(mLayerName.c_str(), "clone");
@@ -99,6 +100,21 @@ void SpectralConvPluginLegacy::configurePlugin(DynamicPluginTensorDesc const* in
         }
         pluginCheck(out[0].desc.type == in[0].desc.type, "the output type must equal the input type");
         mNbInputs = nbInputs;
+        if (!mFromPlan) {
+            // getWorkspaceSize is only told one shape; keep the profile so it can bound them all.
+            mHaveProfile = true;
+            for (int32_t i = 0; i < nbInputs; ++i) {
+                bool const bounds = isConcrete(in[i].min) && isConcrete(in[i].max) &&
+                                    in[i].min.nbDims == in[i].desc.dims.nbDims && in[i].max.nbDims == in[i].desc.dims.nbDims;
+                mProfileMin[i] = bounds ? in[i].min : in[i].desc.dims;
+                mProfileMax[i] = bounds ? in[i].max : in[i].desc.dims;
+                mHaveProfile = mHaveProfile && isConcrete(mProfileMin[i]) && isConcrete(mProfileMax[i]);
+            }
+            if (mHaveProfile) {
+                mWorkspaceBound = std::max(mWorkspaceBound,
+                                           workspaceBound(mAttrs, mProfileMin, mProfileMax, nbInputs, in[0].desc.type));
+            }
+        }
         mConfigOk = true;
     } catch (...) {
         logCaught(mLayerName.c_str(), "configurePlugin");
@@ -108,6 +124,11 @@ void SpectralConvPluginLegacy::configurePlugin(DynamicPluginTensorDesc const* in
 size_t SpectralConvPluginLegacy::getWorkspaceSize(PluginTensorDesc const* inputs, int32_t nbInputs,
                                                   PluginTensorDesc const* /*outputs*/, int32_t /*nbOutputs*/) const noexcept {
     try {
+        pluginCheck(inputs != nullptr && nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS, "bad input descriptors");
+        if (mHaveProfile && nbInputs == mNbInputs) {
+            return std::max(workspaceBound(mAttrs, mProfileMin, mProfileMax, nbInputs, inputs[0].type),
+                            workspaceForDims(mAttrs, inputs, nbInputs));
+        }
         return workspaceForDims(mAttrs, inputs, nbInputs);
     } catch (...) {
         logCaught(mLayerName.c_str(), "getWorkspaceSize");
@@ -121,7 +142,7 @@ int32_t SpectralConvPluginLegacy::enqueue(PluginTensorDesc const* inputDesc, Plu
     try {
         pluginCheck(mConfigOk, "configurePlugin rejected the tensors (see the error above)");
         pluginCheck(mNbInputs != 0, "enqueue before configurePlugin");
-        launch(mAttrs, inputDesc, mNbInputs, outputDesc, inputs, outputs, workspace, stream);
+        launch(mAttrs, inputDesc, mNbInputs, outputDesc, inputs, outputs, workspace, mWorkspaceBound, stream);
         return 0;
     } catch (...) {
         logCaught(mLayerName.c_str(), "enqueue");
@@ -151,8 +172,9 @@ IPluginV2* SpectralConvPluginLegacyCreator::deserializePlugin(char const* name, 
                                                               size_t serialLength) noexcept {
     try {
         int32_t nbInputs = 0;
-        core::SpectralConvAttrs const attrs = deserializeAttrs(serialData, serialLength, &nbInputs);
-        auto plugin = std::make_unique<SpectralConvPluginLegacy>(name ? name : "", attrs, nbInputs);
+        size_t workspace = 0;
+        core::SpectralConvAttrs const attrs = deserializeAttrs(serialData, serialLength, &nbInputs, &workspace);
+        auto plugin = std::make_unique<SpectralConvPluginLegacy>(name ? name : "", attrs, nbInputs, workspace, true);
         plugin->setPluginNamespace(mNamespace.c_str());
         return plugin.release();
     } catch (...) {

@@ -18,7 +18,8 @@ namespace trt {
 
 class SpectralConvPluginLegacy : public nvinfer1::IPluginV2DynamicExt {
 public:
-    SpectralConvPluginLegacy(std::string layerName, core::SpectralConvAttrs const& attrs, int32_t nbInputs = 0);
+    SpectralConvPluginLegacy(std::string layerName, core::SpectralConvAttrs const& attrs, int32_t nbInputs = 0,
+                             size_t workspaceBound = 0, bool fromPlan = false);
     ~SpectralConvPluginLegacy() override = default;
 
     // IPluginV2
@@ -56,8 +57,12 @@ private:
     std::string mLayerName;
     std::string mNamespace;
     core::SpectralConvAttrs mAttrs;
-    int32_t mNbInputs = 0;  // 2 or 3 once configurePlugin ran (also serialized)
-    bool mConfigOk = true;  // configurePlugin cannot return an error; enqueue reports it
+    int32_t mNbInputs = 0;        // 2 or 3 once configurePlugin ran (also serialized)
+    bool mConfigOk = true;        // configurePlugin cannot return an error; enqueue reports it
+    size_t mWorkspaceBound = 0;   // bytes reserved at build time (serialized); 0 = unknown
+    bool mFromPlan = false;       // deserialized: runtime configurePlugin calls do not move the bound
+    bool mHaveProfile = false;    // profile bounds seen by configurePlugin (for getWorkspaceSize)
+    nvinfer1::Dims mProfileMin[kMAX_INPUTS]{}, mProfileMax[kMAX_INPUTS]{};
 };
 
 class SpectralConvPluginLegacyCreator : public nvinfer1::IPluginCreator {

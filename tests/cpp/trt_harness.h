@@ -87,6 +87,9 @@ struct Case {
     int nbInputs() const { return bias ? 3 : 2; }
 };
 
+// core::cudaWorkspaceBytes for the case at one batch size (computed by the harness, not the plugin).
+size_t coreWorkspaceBytes(Case const& c, int64_t batch);
+
 // ---- checks (trt_harness_cpu.cpp / trt_harness_gpu.cpp) -------------------------------------------
 void runCpuChecks(PluginLibrary& lib);
 bool gpuAvailable(std::string* reason);

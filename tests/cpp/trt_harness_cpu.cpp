@@ -2,6 +2,8 @@
 // (both interfaces, both V3 phases), output types/shapes through the test IExprBuilder, format
 // support, configurePlugin/getWorkspaceSize, serialization round trips, and truncated or corrupted
 // serialized data rejected with a logged error (never a crash).
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -327,6 +329,108 @@ void checkFormats(PluginLibrary& lib) {
     p2->destroy();
 }
 
+// Profile descriptors with the batch in [lo, hi] and opt `opt`.
+void batchProfile(Case const& c, int64_t lo, int64_t opt, int64_t hi, DynamicPluginTensorDesc* in, DynamicPluginTensorDesc* out) {
+    Dims const fixed[3] = {c.xDims(opt), c.weightDims(), c.biasDims()};
+    for (int i = 0; i < c.nbInputs(); ++i) {
+        in[i] = DynamicPluginTensorDesc{};
+        in[i].desc = PluginTensorDesc{fixed[i], c.type, TensorFormat::kLINEAR, -1.0F};
+        in[i].min = in[i].opt = in[i].max = fixed[i];
+    }
+    in[0].desc.dims.d[0] = -1;
+    in[0].min.d[0] = lo;
+    in[0].max.d[0] = hi;
+    *out = DynamicPluginTensorDesc{};
+    out->desc = PluginTensorDesc{c.outDims(-1), c.type, TensorFormat::kLINEAR, -1.0F};
+    out->min = c.outDims(lo);
+    out->opt = c.outDims(opt);
+    out->max = c.outDims(hi);
+}
+
+// The core's workspace is not monotonic in the batch; the plugin must bound every profile shape,
+// not just min/opt/max, and must refuse (not overrun) a shape needing more than it reserved.
+void checkWorkspaceBound(PluginLibrary& lib) {
+    std::printf("[workspace bound]\n");
+    Case c;
+    c.name = "non-monotone workspace";
+    c.modesLow = {12, 12};
+    c.modesHigh = {12, 0};
+    c.cin = c.cout = 8;
+    c.spatial = {66, 66};
+    int64_t peak = 0;
+    size_t peakBytes = 0;
+    for (int64_t b = 1; b <= 33; ++b) {
+        if (coreWorkspaceBytes(c, b) > peakBytes) peakBytes = coreWorkspaceBytes(c, b), peak = b;
+    }
+    size_t const naive = std::max({coreWorkspaceBytes(c, 1), coreWorkspaceBytes(c, 8), coreWorkspaceBytes(c, 33)});
+    std::printf("  core workspace over N=1..33: peak %zu bytes at N=%lld; max over N in {1, 8, 33} = %zu\n", peakBytes,
+                static_cast<long long>(peak), naive);
+    FieldSet f = c.fields();
+    IPluginV3* p = lib.v3->createPlugin("ws", f.collection(), TensorRTPhase::kBUILD);
+    IPluginV2* raw = lib.v2->createPlugin("ws", f.collection());
+    if (!check(p && raw, "create for workspace checks")) return;
+    auto* build = static_cast<IPluginV3OneBuild*>(p->getCapabilityInterface(PluginCapabilityType::kBUILD));
+    auto* p2 = static_cast<IPluginV2DynamicExt*>(raw);
+    DynamicPluginTensorDesc in[3], out;
+    batchProfile(c, 1, 8, 33, in, &out);
+    check(build->configurePlugin(in, 2, &out, 1) == 0, "V3 configurePlugin, batch profile [1, 33]");
+    check(build->getWorkspaceSize(in, 2, &out, 1) == peakBytes, "V3 getWorkspaceSize == the peak over every batch");
+    p2->configurePlugin(in, 2, &out, 1);
+    PluginTensorDesc maxIn[2] = {in[0].desc, in[1].desc};
+    maxIn[0].dims = in[0].max;
+    PluginTensorDesc maxOut = out.desc;
+    maxOut.dims = out.max;
+    check(p2->getWorkspaceSize(maxIn, 2, &maxOut, 1) == peakBytes, "V2 getWorkspaceSize == the peak over every batch");
+    delete p;
+    p2->destroy();
+
+    // Reserve for batch 1 only, then ask for a batch that needs more: enqueue must refuse before
+    // touching memory (the pointers below are never dereferenced).
+    int64_t big = 64;
+    while (big < 4096 && coreWorkspaceBytes(c, big) <= coreWorkspaceBytes(c, 1)) big *= 2;
+    if (coreWorkspaceBytes(c, big) <= coreWorkspaceBytes(c, 1)) {
+        std::printf("  (guard check skipped: no batch needs more workspace than batch 1)\n");
+        return;
+    }
+    batchProfile(c, 1, 1, 1, in, &out);
+    IPluginV3* small = lib.v3->createPlugin("ws", f.collection(), TensorRTPhase::kBUILD);
+    auto* sb = static_cast<IPluginV3OneBuild*>(small->getCapabilityInterface(PluginCapabilityType::kBUILD));
+    check(sb->configurePlugin(in, 2, &out, 1) == 0, "V3 configurePlugin, batch profile [1, 1]");
+    auto* srt = static_cast<IPluginV3OneRuntime*>(small->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
+    FieldSet saved = FieldSet::copyOf(srt->getFieldsToSerialize());
+    check(saved.size() == 5, "V3 serializes the workspace bound with the four attributes");
+    delete small;
+    IPluginV3* rtPlugin = lib.v3->createPlugin("ws", saved.collection(), TensorRTPhase::kRUNTIME);
+    auto* rt = static_cast<IPluginV3OneRuntime*>(rtPlugin->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
+    PluginTensorDesc bigIn[2] = {{c.xDims(big), c.type, TensorFormat::kLINEAR, -1.0F},
+                                 {c.weightDims(), c.type, TensorFormat::kLINEAR, -1.0F}};
+    PluginTensorDesc bigOut{c.outDims(big), c.type, TensorFormat::kLINEAR, -1.0F};
+    void* fake = reinterpret_cast<void*>(uintptr_t{1} << 20);
+    void const* ins[2] = {fake, fake};
+    void* outs[1] = {fake};
+    logger().take();
+    check(rt->onShapeChange(bigIn, 2, &bigOut, 1) == 0, "V3 onShapeChange to a larger batch");
+    check(rt->enqueue(bigIn, &bigOut, ins, outs, fake, nullptr) != 0 && loggedError("were reserved"),
+          "V3 enqueue refuses a shape needing more workspace than was reserved");
+    delete rtPlugin;
+
+    IPluginV2* v2 = lib.v2->createPlugin("ws", f.collection());
+    auto* v2d = static_cast<IPluginV2DynamicExt*>(v2);
+    v2d->configurePlugin(in, 2, &out, 1);
+    std::vector<unsigned char> blob(v2d->getSerializationSize());
+    v2d->serialize(blob.data());
+    v2d->destroy();
+    auto* back = static_cast<IPluginV2DynamicExt*>(lib.v2->deserializePlugin("ws", blob.data(), blob.size()));
+    if (!check(back != nullptr, "V2 deserialize for the guard check")) return;
+    DynamicPluginTensorDesc rin[2], rout;
+    batchProfile(c, big, big, big, rin, &rout);
+    back->configurePlugin(rin, 2, &rout, 1);
+    logger().take();
+    check(back->enqueue(bigIn, &bigOut, ins, outs, fake, nullptr) != 0 && loggedError("were reserved"),
+          "V2 enqueue refuses a shape needing more workspace than was reserved");
+    back->destroy();
+}
+
 void checkV3SerializedFields(PluginLibrary& lib, BuildResult const& built) {
     std::printf("[V3 serialized fields]\n");
     FieldSet good = built.v3Fields;
@@ -411,6 +515,7 @@ void runCpuChecks(PluginLibrary& lib) {
     checkBadFields(lib);
     checkShapeErrors(lib);
     checkFormats(lib);
+    checkWorkspaceBound(lib);
     std::printf("[build phase]\n");
     BuildResult first;  // a rank-2 case, so that truncating modes_low changes something
     for (Case const& c : buildCases()) {
