@@ -49,6 +49,19 @@ void logError(std::string const& message) noexcept {
     }
 }
 
+void logWarning(std::string const& message) noexcept {
+    try {
+        nvinfer1::ILoggerFinder* finder = gLoggerFinder.load();
+        nvinfer1::ILogger* logger = finder ? finder->findLogger() : nullptr;
+        if (logger) {
+            logger->log(nvinfer1::ILogger::Severity::kWARNING, message.c_str());
+        } else {
+            std::fprintf(stderr, "[turbofno_trt] WARNING: %s\n", message.c_str());
+        }
+    } catch (...) {
+    }
+}
+
 void logCaught(char const* layerName, char const* what) noexcept {
     try {
         std::string prefix = std::string(kPLUGIN_NAME) + " '" + (layerName ? layerName : "") + "': " + what;
@@ -388,13 +401,9 @@ size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims,
             }
         }
     }
-    pluginCheck(combos <= kMAX_WORKSPACE_SHAPES,
-                "the optimization profile spans more than " + std::to_string(kMAX_WORKSPACE_SHAPES) +
-                    " shapes; the workspace bound is found by trying each shape (it is not monotonic in the "
-                    "shape), so narrow the profile");
     size_t bytes = 0;
     bool anyValid = false;
-    while (true) {
+    auto visit = [&]() {
         core::SpectralConvShape shape;
         core::Status const st = core::inferShape(attrs, dims[0], minDims[0].nbDims, dims[1], minDims[1].nbDims,
                                                  nbInputs == 3 ? dims[2] : nullptr, nbInputs == 3 ? minDims[2].nbDims : 0,
@@ -403,16 +412,41 @@ size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims,
             bytes = std::max(bytes, core::cudaWorkspaceBytes(shape, coreType));
             anyValid = true;
         }
-        size_t a = 0;
-        for (; a < axes.size(); ++a) {
-            int64_t& v = dims[axes[a].input][axes[a].dim];
-            if (v < axes[a].hi) {
-                ++v;
-                break;
+    };
+    if (combos <= kMAX_WORKSPACE_SHAPES) {
+        while (true) {  // every shape of the profile
+            visit();
+            size_t a = 0;
+            for (; a < axes.size(); ++a) {
+                int64_t& v = dims[axes[a].input][axes[a].dim];
+                if (v < axes[a].hi) {
+                    ++v;
+                    break;
+                }
+                v = axes[a].lo;
             }
-            v = axes[a].lo;
+            if (a == axes.size()) break;
         }
-        if (a == axes.size()) break;
+    } else {
+        // Too many shapes to try them all: sweep each varying extent over its whole range with the
+        // others at every min/max corner. Not a proof of a bound, so enqueue keeps checking it.
+        logWarning(std::string(kPLUGIN_NAME) + ": the optimization profile spans more than " +
+                   std::to_string(kMAX_WORKSPACE_SHAPES) + " shapes; the workspace is sized from sweeps of each "
+                   "dynamic extent (enqueue refuses any shape that would need more)");
+        size_t const k = axes.size();
+        for (size_t sweep = 0; sweep < k; ++sweep) {
+            for (uint64_t corner = 0; corner < (uint64_t{1} << (k - 1)); ++corner) {
+                size_t bit = 0;
+                for (size_t a = 0; a < k; ++a) {
+                    if (a == sweep) continue;
+                    dims[axes[a].input][axes[a].dim] = ((corner >> bit++) & 1) ? axes[a].hi : axes[a].lo;
+                }
+                for (int64_t v = axes[sweep].lo; v <= axes[sweep].hi; ++v) {
+                    dims[axes[sweep].input][axes[sweep].dim] = v;
+                    visit();
+                }
+            }
+        }
     }
     pluginCheck(anyValid, "no shape of the optimization profile is valid for this layer");
     return bytes;

@@ -40,6 +40,7 @@ void pluginCheck(bool condition, std::string const& message);
 // Logging through the logger TensorRT passes to setLoggerFinder (stderr when there is none).
 void setLoggerFinder(nvinfer1::ILoggerFinder* finder) noexcept;
 void logError(std::string const& message) noexcept;
+void logWarning(std::string const& message) noexcept;
 // For catch blocks: "SpectralConv '<layer>': <what> failed: <reason>".
 void logCaught(char const* layerName, char const* what) noexcept;
 
@@ -100,8 +101,9 @@ void checkBuildShapes(core::SpectralConvAttrs const& attrs, nvinfer1::DynamicPlu
 
 // The core's workspace need not be monotonic in the shape (the CUDA plan may split small problems into
 // more blocks), so a bound over a profile comes from trying every shape between min and max:
-// max of core::cudaWorkspaceBytes over all of them (a profile may span at most
-// kMAX_WORKSPACE_SHAPES shapes; PluginError otherwise).
+// max of core::cudaWorkspaceBytes over all of them. Beyond kMAX_WORKSPACE_SHAPES shapes it sweeps
+// each dynamic extent with the others at every min/max corner and logs a warning; enqueue checks
+// the bound either way.
 constexpr int64_t kMAX_WORKSPACE_SHAPES = int64_t{1} << 22;
 size_t workspaceBound(core::SpectralConvAttrs const& attrs, nvinfer1::Dims const* minDims,
                       nvinfer1::Dims const* maxDims, int32_t nbInputs, nvinfer1::DataType type);

@@ -381,6 +381,22 @@ void checkWorkspaceBound(PluginLibrary& lib) {
     PluginTensorDesc maxOut = out.desc;
     maxOut.dims = out.max;
     check(p2->getWorkspaceSize(maxIn, 2, &maxOut, 1) == peakBytes, "V2 getWorkspaceSize == the peak over every batch");
+    // A profile too large to try every shape (64 * 371 * 371 > 2^22): sweeps + a warning.
+    {
+        DynamicPluginTensorDesc wide[2], wideOut;
+        batchProfile(c, 1, 8, 64, wide, &wideOut);
+        for (int k : {2, 3}) {
+            wide[0].desc.dims.d[k] = -1;
+            wide[0].min.d[k] = 30;
+            wide[0].max.d[k] = 400;
+        }
+        logger().take();
+        size_t const ws = build->getWorkspaceSize(wide, 2, &wideOut, 1);
+        Case big = c;
+        big.spatial = {400, 400};
+        check(ws != static_cast<size_t>(-1) && ws >= coreWorkspaceBytes(big, 64) && loggedError("sweeps"),
+              "V3 getWorkspaceSize over a huge profile: sweeps, covers the max shape, warns");
+    }
     delete p;
     p2->destroy();
 
