@@ -9,6 +9,8 @@
 // row split each split writes its own partial, summed by the mixing kernel.
 #pragma once
 
+#include <type_traits>
+
 #include "common.cuh"
 #include "plan.h"
 
@@ -43,7 +45,9 @@ __device__ __forceinline__ void stageRows(float* xs, const T* __restrict__ src, 
 
 template <typename T, int LEAD, class Tw0, class Tw1, class TwD>
 __device__ __forceinline__ void forwardBody(const Geometry& g, const T* __restrict__ x, float2* __restrict__ specIn,
-                                            float* xs, float2* ts, Tw0 tw0, Tw1 tw1, TwD twd) {
+                                            float* xs, float2* ts, const float2* rtw, Tw0 tw0, Tw1 tw1, TwD twd) {
+    // With tables, the row stage reads rtw[(t-1) * bk3 + col] = w(k_col * t) filled by the caller.
+    constexpr bool kTables = std::is_same<TwD, TableTwiddle>::value;
     const int tid = threadIdx.x;
     const int tiles = g.fTilesK3 * g.fTilesKL;
     const int plane = blockIdx.x / tiles;  // n * Cin + c
@@ -104,47 +108,102 @@ __device__ __forceinline__ void forwardBody(const Geometry& g, const T* __restri
         stageRows<T>(xs, planeX + static_cast<size_t>(chunk) * Sd, nrows, Sd);
         __syncthreads();
 
-        // (a) row stage: rows 2*lg, 2*lg+1 (+ passes), modes kk[].
-        for (int r0 = 2 * lg; r0 < nrows; r0 += 2 * g.fGkl) {
-            const bool has1 = r0 + 1 < nrows;
-            const float* xa = xs + r0 * xsStride;
-            const float* xb = has1 ? xa + xsStride : xa;
-            float re[2][kTile], im[2][kTile];
-            int idx[kTile];
-#pragma unroll
-            for (int j = 0; j < kTile; ++j) {
-                re[0][j] = xa[0];
-                re[1][j] = xb[0];
-                im[0][j] = im[1][j] = 0.f;
-                idx[j] = 0;
+        // (a) row stage: T[r][k] for the chunk's rows and the tile's last-axis modes.
+        if constexpr (kTables) {
+            // in place: xs[r][t] = x[t] + x[Sd-t], xs[r][Sd-t] = x[Sd-t] - x[t] (t = 1..pairs)
+            for (int e = tid; e < nrows * pairs; e += kThreads) {
+                const int r = e / pairs, t = e - r * pairs + 1;
+                float* row = xs + r * xsStride;
+                const float a = row[t], b = row[Sd - t];
+                row[t] = a + b;
+                row[Sd - t] = b - a;
             }
-            for (int t = 1; t <= pairs; ++t) {
-                const float pa = xa[t], qa = xa[Sd - t], pb = xb[t], qb = xb[Sd - t];
-                const float sa = pa + qa, da = pa - qa, sb = pb + qb, db = pb - qb;
+            __syncthreads();
+            // register tile: 4 rows x 4 modes per thread, twiddles from the per-block table rtw[t-1][col]
+            for (int tile = tid; tile < ((nrows + 3) / 4) * g.fGk3; tile += kThreads) {
+                const int kq = tile % g.fGk3;
+                const int r0 = (tile / g.fGk3) * 4;
+                const float* rows[4];
 #pragma unroll
-                for (int j = 0; j < kTile; ++j) {
-                    idx[j] = addMod(idx[j], kStep[j], Sd);
-                    const float2 w = twd(idx[j], Sd);
-                    re[0][j] = fmaf(sa, w.x, re[0][j]);
-                    im[0][j] = fmaf(-da, w.y, im[0][j]);
-                    re[1][j] = fmaf(sb, w.x, re[1][j]);
-                    im[1][j] = fmaf(-db, w.y, im[1][j]);
+                for (int i = 0; i < 4; ++i) rows[i] = xs + min(r0 + i, nrows - 1) * xsStride;
+                float re[4][kTile], im[4][kTile];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const float x0 = rows[i][0];
+                    const float xn = nyquist ? rows[i][Sd / 2] : 0.f;
+#pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        re[i][j] = ((kq + g.fGk3 * j + tileK3 * bk3) & 1) ? x0 - xn : x0 + xn;
+                        im[i][j] = 0.f;
+                    }
+                }
+                const float2* tw = rtw + kq;
+                for (int t = 1; t <= pairs; ++t, tw += bk3) {
+                    float sv[4], dv[4];
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        sv[i] = rows[i][t];
+                        dv[i] = rows[i][Sd - t];
+                    }
+#pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        const float2 w = tw[g.fGk3 * j];
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            re[i][j] = fmaf(sv[i], w.x, re[i][j]);
+                            im[i][j] = fmaf(dv[i], w.y, im[i][j]);
+                        }
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    if (r0 + i >= nrows) break;
+#pragma unroll
+                    for (int j = 0; j < kTile; ++j) ts[(r0 + i) * bk3 + kq + g.fGk3 * j] = make_float2(re[i][j], im[i][j]);
                 }
             }
-            if (nyquist) {
-                const float na = xa[Sd / 2], nb = xb[Sd / 2];
-#pragma unroll
+        } else {
+            for (int r0 = 2 * lg; r0 < nrows; r0 += 2 * g.fGkl) {
+                const bool has1 = r0 + 1 < nrows;
+                const float* xa = xs + r0 * xsStride;
+                const float* xb = has1 ? xa + xsStride : xa;
+                float re[2][kTile], im[2][kTile];
+                int idx[kTile];
+    #pragma unroll
                 for (int j = 0; j < kTile; ++j) {
-                    const float sgn = (kk[j] & 1) ? -1.f : 1.f;
-                    re[0][j] = fmaf(sgn, na, re[0][j]);
-                    re[1][j] = fmaf(sgn, nb, re[1][j]);
+                    re[0][j] = xa[0];
+                    re[1][j] = xb[0];
+                    im[0][j] = im[1][j] = 0.f;
+                    idx[j] = 0;
                 }
-            }
-#pragma unroll
-            for (int j = 0; j < kTile; ++j) {
-                const int col = kg + g.fGk3 * j;
-                ts[r0 * bk3 + col] = make_float2(re[0][j], im[0][j]);
-                if (has1) ts[(r0 + 1) * bk3 + col] = make_float2(re[1][j], im[1][j]);
+                for (int t = 1; t <= pairs; ++t) {
+                    const float pa = xa[t], qa = xa[Sd - t], pb = xb[t], qb = xb[Sd - t];
+                    const float sa = pa + qa, da = pa - qa, sb = pb + qb, db = pb - qb;
+    #pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        idx[j] = addMod(idx[j], kStep[j], Sd);
+                        const float2 w = twd(idx[j], Sd);
+                        re[0][j] = fmaf(sa, w.x, re[0][j]);
+                        im[0][j] = fmaf(-da, w.y, im[0][j]);
+                        re[1][j] = fmaf(sb, w.x, re[1][j]);
+                        im[1][j] = fmaf(-db, w.y, im[1][j]);
+                    }
+                }
+                if (nyquist) {
+                    const float na = xa[Sd / 2], nb = xb[Sd / 2];
+    #pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        const float sgn = (kk[j] & 1) ? -1.f : 1.f;
+                        re[0][j] = fmaf(sgn, na, re[0][j]);
+                        re[1][j] = fmaf(sgn, nb, re[1][j]);
+                    }
+                }
+    #pragma unroll
+                for (int j = 0; j < kTile; ++j) {
+                    const int col = kg + g.fGk3 * j;
+                    ts[r0 * bk3 + col] = make_float2(re[0][j], im[0][j]);
+                    if (has1) ts[(r0 + 1) * bk3 + col] = make_float2(re[1][j], im[1][j]);
+                }
             }
         }
         __syncthreads();
@@ -204,20 +263,31 @@ template <typename T, int LEAD>
 __global__ void __launch_bounds__(kThreads) spectralForwardKernel(Geometry g, const T* __restrict__ x,
                                                                    float2* __restrict__ specIn) {
     extern __shared__ float4 smemRaw[];
+    const int bk3 = kTile * g.fGk3;
+    const int pairs = (g.Sd - 1) / 2;
     float2* base = reinterpret_cast<float2*>(smemRaw);
     float2* tab0 = base;
     float2* tab1 = tab0 + (LEAD >= 1 ? g.S[0] : 0);
     float2* tabd = tab1 + (LEAD >= 2 ? g.S[1] : 0);
-    float2* ts = g.twTables ? tabd + g.Sd : base;
-    float* xs = reinterpret_cast<float*>(ts + static_cast<size_t>(g.fRows) * kTile * g.fGk3);
+    float2* rtw = tabd + g.Sd;
+    float2* ts = g.twTables ? rtw + static_cast<size_t>(pairs) * bk3 : base;
+    float* xs = reinterpret_cast<float*>(ts + static_cast<size_t>(g.fRows) * bk3);
     if (g.twTables) {
         if (LEAD >= 1) fillTwiddleTable(tab0, g.S[0]);
         if (LEAD >= 2) fillTwiddleTable(tab1, g.S[1]);
         fillTwiddleTable(tabd, g.Sd);
+        __syncthreads();
+        // row-stage table for this block's last-axis modes: rtw[t-1][col] = w((k_col * t) mod Sd)
+        const int tile = blockIdx.x % (g.fTilesK3 * g.fTilesKL);
+        const int k3Base = (tile % g.fTilesK3) * bk3;
+        for (int e = threadIdx.x; e < pairs * bk3; e += kThreads) {
+            const int t = e / bk3 + 1, k = k3Base + e % bk3;
+            rtw[e] = k < g.kd ? tabd[mulMod(k, t, g.Sd)] : make_float2(0.f, 0.f);
+        }
         // the first __syncthreads in forwardBody orders these writes before any read
-        forwardBody<T, LEAD>(g, x, specIn, xs, ts, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});
+        forwardBody<T, LEAD>(g, x, specIn, xs, ts, rtw, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});
     } else {
-        forwardBody<T, LEAD>(g, x, specIn, xs, ts, ComputedTwiddle{}, ComputedTwiddle{}, ComputedTwiddle{});
+        forwardBody<T, LEAD>(g, x, specIn, xs, ts, nullptr, ComputedTwiddle{}, ComputedTwiddle{}, ComputedTwiddle{});
     }
 }
 

@@ -8,6 +8,8 @@
 // The scale 1/prod(S) and the C2R weights c_k (1 for DC and Nyquist, else 2) are folded into Z.
 #pragma once
 
+#include <type_traits>
+
 #include "common.cuh"
 #include "plan.h"
 
@@ -17,7 +19,9 @@ namespace cuda {
 template <typename T, int LEAD, class Tw0, class Tw1, class TwD>
 __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __restrict__ specOut,
                                             const T* __restrict__ bias, T* __restrict__ y, float2* ys, float2* zs,
-                                            Tw0 tw0, Tw1 tw1, TwD twd) {
+                                            float2* ctw, Tw0 tw0, Tw1 tw1, TwD twd) {
+    // With tables, the C2R stage reads a per-block table ctw[k][u] (kd x 64 positions at a time).
+    constexpr bool kTables = std::is_same<TwD, TableTwiddle>::value;
     const int tid = threadIdx.x;
     const int chunks = (g.A + g.iRows - 1) / g.iRows;
     const int plane = blockIdx.x / chunks;  // n * Cout + o
@@ -134,44 +138,88 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
     T* out = y + (static_cast<size_t>(plane) * g.A + rowBegin) * Sd;
     const int lane = tid % 32, warp = tid / 32;
     const int U = (Sd + 1) / 2;  // positions u = 0..U-1 (u >= 1 also yields Sd - u)
-    constexpr int kRowsPerWarp = 4;
-    for (int rBase = warp * kRowsPerWarp; rBase < nrows; rBase += kRowsPerWarp * (kThreads / 32)) {
+    if constexpr (kTables) {
+        // per 64-position chunk: ctw[k][uu] = w((k * u) mod Sd); each warp owns 8 rows per pass
+        constexpr int kRows = 8;
         for (int uBase = 0; uBase < U; uBase += 64) {
-            int idx[2], step[2];
-            float sa[kRowsPerWarp][2], sb[kRowsPerWarp][2];
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                const int u = uBase + lane + 32 * q;
-                step[q] = u < U ? u : 0;
-                idx[q] = 0;
-#pragma unroll
-                for (int i = 0; i < kRowsPerWarp; ++i) sa[i][q] = sb[i][q] = 0.f;
+            __syncthreads();  // previous chunk's ctw consumed
+            for (int e = tid; e < kd * 64; e += kThreads) {
+                const int k = e / 64, u = uBase + e % 64;
+                ctw[e] = u < U ? twd(mulMod(k, u, Sd), Sd) : make_float2(0.f, 0.f);
             }
-            for (int k = 0; k < kd; ++k) {
-                float2 z[kRowsPerWarp];
+            __syncthreads();
+            for (int rBase = warp * kRows; rBase < nrows; rBase += kRows * (kThreads / 32)) {
+                float sa[kRows][2], sb[kRows][2];
 #pragma unroll
-                for (int i = 0; i < kRowsPerWarp; ++i) z[i] = zs[min(rBase + i, nrows - 1) * kd + k];
+                for (int i = 0; i < kRows; ++i) sa[i][0] = sa[i][1] = sb[i][0] = sb[i][1] = 0.f;
+                const float2* zr[kRows];
 #pragma unroll
-                for (int q = 0; q < 2; ++q) {
-                    const float2 w = twd(idx[q], Sd);
+                for (int i = 0; i < kRows; ++i) zr[i] = zs + min(rBase + i, nrows - 1) * kd;
+                for (int k = 0; k < kd; ++k) {
+                    const float2 w0 = ctw[k * 64 + lane], w1 = ctw[k * 64 + 32 + lane];
 #pragma unroll
-                    for (int i = 0; i < kRowsPerWarp; ++i) {
-                        sa[i][q] = fmaf(z[i].x, w.x, sa[i][q]);
-                        sb[i][q] = fmaf(z[i].y, w.y, sb[i][q]);
+                    for (int i = 0; i < kRows; ++i) {
+                        const float2 z = zr[i][k];
+                        sa[i][0] = fmaf(z.x, w0.x, sa[i][0]);
+                        sb[i][0] = fmaf(z.y, w0.y, sb[i][0]);
+                        sa[i][1] = fmaf(z.x, w1.x, sa[i][1]);
+                        sb[i][1] = fmaf(z.y, w1.y, sb[i][1]);
                     }
-                    idx[q] = addMod(idx[q], step[q], Sd);
+                }
+#pragma unroll
+                for (int i = 0; i < kRows; ++i) {
+                    const int r = rBase + i;
+                    if (r >= nrows) break;
+#pragma unroll
+                    for (int q = 0; q < 2; ++q) {
+                        const int u = uBase + lane + 32 * q;
+                        if (u >= U) continue;
+                        out[static_cast<size_t>(r) * Sd + u] = fromFloat<T>(sa[i][q] - sb[i][q] + b);
+                        if (u > 0) out[static_cast<size_t>(r) * Sd + Sd - u] = fromFloat<T>(sa[i][q] + sb[i][q] + b);
+                    }
                 }
             }
-#pragma unroll
-            for (int i = 0; i < kRowsPerWarp; ++i) {
-                const int r = rBase + i;
-                if (r >= nrows) break;
-#pragma unroll
+        }
+    } else {
+        constexpr int kRowsPerWarp = 4;
+        for (int rBase = warp * kRowsPerWarp; rBase < nrows; rBase += kRowsPerWarp * (kThreads / 32)) {
+            for (int uBase = 0; uBase < U; uBase += 64) {
+                int idx[2], step[2];
+                float sa[kRowsPerWarp][2], sb[kRowsPerWarp][2];
+    #pragma unroll
                 for (int q = 0; q < 2; ++q) {
                     const int u = uBase + lane + 32 * q;
-                    if (u >= U) continue;
-                    out[static_cast<size_t>(r) * Sd + u] = fromFloat<T>(sa[i][q] - sb[i][q] + b);
-                    if (u > 0) out[static_cast<size_t>(r) * Sd + Sd - u] = fromFloat<T>(sa[i][q] + sb[i][q] + b);
+                    step[q] = u < U ? u : 0;
+                    idx[q] = 0;
+    #pragma unroll
+                    for (int i = 0; i < kRowsPerWarp; ++i) sa[i][q] = sb[i][q] = 0.f;
+                }
+                for (int k = 0; k < kd; ++k) {
+                    float2 z[kRowsPerWarp];
+    #pragma unroll
+                    for (int i = 0; i < kRowsPerWarp; ++i) z[i] = zs[min(rBase + i, nrows - 1) * kd + k];
+    #pragma unroll
+                    for (int q = 0; q < 2; ++q) {
+                        const float2 w = twd(idx[q], Sd);
+    #pragma unroll
+                        for (int i = 0; i < kRowsPerWarp; ++i) {
+                            sa[i][q] = fmaf(z[i].x, w.x, sa[i][q]);
+                            sb[i][q] = fmaf(z[i].y, w.y, sb[i][q]);
+                        }
+                        idx[q] = addMod(idx[q], step[q], Sd);
+                    }
+                }
+    #pragma unroll
+                for (int i = 0; i < kRowsPerWarp; ++i) {
+                    const int r = rBase + i;
+                    if (r >= nrows) break;
+    #pragma unroll
+                    for (int q = 0; q < 2; ++q) {
+                        const int u = uBase + lane + 32 * q;
+                        if (u >= U) continue;
+                        out[static_cast<size_t>(r) * Sd + u] = fromFloat<T>(sa[i][q] - sb[i][q] + b);
+                        if (u > 0) out[static_cast<size_t>(r) * Sd + Sd - u] = fromFloat<T>(sa[i][q] + sb[i][q] + b);
+                    }
                 }
             }
         }
@@ -193,16 +241,17 @@ __global__ void __launch_bounds__(kThreads) spectralInverseKernel(Geometry g, co
     float2* tab0 = base;
     float2* tab1 = tab0 + (LEAD >= 1 ? g.S[0] : 0);
     float2* tabd = tab1 + (LEAD >= 2 ? g.S[1] : 0);
-    float2* ys = g.twTables ? tabd + g.Sd : base;
+    float2* ctw = tabd + g.Sd;
+    float2* ys = g.twTables ? ctw + static_cast<size_t>(g.kd) * 64 : base;
     float2* zs = ys + static_cast<size_t>(g.iKlChunk) * g.kd;
     if (g.twTables) {
         if (LEAD >= 1) fillTwiddleTable(tab0, g.S[0]);
         if (LEAD >= 2) fillTwiddleTable(tab1, g.S[1]);
         fillTwiddleTable(tabd, g.Sd);
         __syncthreads();
-        inverseBody<T, LEAD>(g, specOut, bias, y, ys, zs, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});
+        inverseBody<T, LEAD>(g, specOut, bias, y, ys, zs, ctw, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});
     } else {
-        inverseBody<T, LEAD>(g, specOut, bias, y, ys, zs, ComputedTwiddle{}, ComputedTwiddle{}, ComputedTwiddle{});
+        inverseBody<T, LEAD>(g, specOut, bias, y, ys, zs, nullptr, ComputedTwiddle{}, ComputedTwiddle{}, ComputedTwiddle{});
     }
 }
 

@@ -50,7 +50,7 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
         g, static_cast<const T*>(x), specIn);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
 
-    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kThreads, 0, stream>>>(
+    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kMixThreads, 0, stream>>>(
         g, specIn, static_cast<const T*>(weight), specOut);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
 

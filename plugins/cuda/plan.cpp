@@ -52,15 +52,22 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     size_t tableBytes = static_cast<size_t>(g.Sd) * 8;
     for (int j = 0; j < g.lead; ++j) tableBytes += static_cast<size_t>(g.S[j]) * 8;
 
-    // Forward: a block owns one plane, a 4*fGkl x 4*fGk3 tile of (leading, last-axis) modes and a row range.
-    g.fGk3 = modeGroups(g.kd);
+    // Forward: a block owns one plane, a 4*fGkl x 4*fGk3 tile of (leading, last-axis) modes and a row
+    // range. Leading modes are covered by one tile where possible (a second leading tile would redo
+    // the row stage); the last axis is tiled instead (each tile's row stage computes only its modes).
+    g.fGkl = 1;
+    while (g.fGkl < kThreads && g.fGkl * kTile < g.KL) g.fGkl *= 2;
+    g.fGk3 = 1;
+    while (g.fGk3 < kThreads / g.fGkl && g.fGk3 * kTile < g.kd) g.fGk3 *= 2;
     g.fGkl = kThreads / g.fGk3;
     g.fTilesK3 = ceilDiv(g.kd, kTile * g.fGk3);
     g.fTilesKL = ceilDiv(g.KL, kTile * g.fGkl);
-    g.fRows = std::min(g.A, 2 * g.fGkl);
+    g.fRows = std::min(g.A, kTile * g.fGkl);
+    const size_t pairs = static_cast<size_t>((g.Sd - 1) / 2);
     auto fwdSmem = [&](bool tables, int rows) {
-        return (tables ? tableBytes : 0) + static_cast<size_t>(rows) * (g.Sd + 1) * 4 +
-               static_cast<size_t>(rows) * kTile * g.fGk3 * 8;
+        const size_t bk3 = static_cast<size_t>(kTile) * g.fGk3;
+        return (tables ? tableBytes + pairs * bk3 * 8 : 0) + static_cast<size_t>(rows) * bk3 * 8 +
+               static_cast<size_t>(rows) * (g.Sd + 1) * 4;
     };
     // Inverse: a block owns one output plane and iRows rows of it.
     g.iGk3 = modeGroups(g.kd);
@@ -73,12 +80,12 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     }
     g.iKlChunk = g.KL;
     auto invSmem = [&](bool tables, int klChunk, int rows) {
-        return (tables ? tableBytes : 0) + static_cast<size_t>(klChunk) * g.kd * 8 +
+        return (tables ? tableBytes + static_cast<size_t>(g.kd) * 64 * 8 : 0) + static_cast<size_t>(klChunk) * g.kd * 8 +
                static_cast<size_t>(rows) * g.kd * 8;
     };
 
     // Shrink to the budget: drop the twiddle tables first (huge axes), then rows / staged modes.
-    g.twTables = (fwdSmem(true, g.fRows) <= kSmemBudget && invSmem(true, 1, 1) <= kSmemBudget) ? 1 : 0;
+    g.twTables = (fwdSmem(true, std::min(g.fRows, 4)) <= kSmemBudget && invSmem(true, 1, 1) <= kSmemBudget) ? 1 : 0;
     while (g.fRows > 1 && fwdSmem(g.twTables, g.fRows) > kSmemBudget) g.fRows = std::max(1, g.fRows / 2);
     while (g.iKlChunk > 1 && invSmem(g.twTables, g.iKlChunk, g.iRows) > kSmemBudget) g.iKlChunk = (g.iKlChunk + 1) / 2;
     while (g.iRows > 1 && invSmem(g.twTables, g.iKlChunk, g.iRows) > kSmemBudget) g.iRows = std::max(1, g.iRows / 2);

@@ -15,7 +15,6 @@ constexpr int kThreads = 128;  // every kernel runs 128-thread blocks
 constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
 constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
-constexpr int kMaxMixBatch = 8;     // batch items a mixing thread keeps in registers at once
 constexpr size_t kSmemBudget = 96 * 1024;  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
 
 // The view the kernels take of a d-dimensional problem: every plane (n, c) is A "rows" of length Sd
