@@ -19,6 +19,7 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build-trt-gpu}
 CUDA_ARCH=${CUDA_ARCH:-90}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 PYTHON=${PYTHON:-python3}
+export PATH="$PATH:/usr/local/cuda/bin"  # nvcc, compute-sanitizer
 mkdir -p "$OUT"
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
@@ -71,6 +72,7 @@ step "harness (CPU checks + GPU enqueue vs float64 reference)" "$OUT/harness.log
 if "$PYTHON" -c "import numpy, onnx, pytest" > /dev/null 2>&1; then
   step "pytest: ONNX node -> parser fields -> plugin -> enqueue" "$OUT/pytest_onnx_fields.log" \
     env PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" TURBOFNO_LIB_DIR="$BUILD_DIR" TURBOFNO_TRT_HARNESS="$HARNESS" \
+    TURBOFNO_TRT_REQUIRE_GPU=1 \
     "$PYTHON" -m pytest "$ROOT/tests/python/test_trt_onnx_fields.py" -v -ra -p no:cacheprovider
 else
   echo "SKIP  pytest ONNX-field tests ($PYTHON lacks numpy/onnx/pytest)" | tee -a "$SUMMARY"

@@ -8,6 +8,7 @@ serialization, and - on a GPU - enqueues and compares with turbofno.reference.sp
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -96,6 +97,8 @@ def test_exported_node_fields_build_and_run(tmp_path, spec):
     res = run_harness(case)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
     assert "0 failed" in res.stdout
+    if os.environ.get("TURBOFNO_TRT_REQUIRE_GPU") == "1":  # tests/gpu/run_trt_harness.sh
+        assert "SKIPPED" not in res.stdout, res.stdout[-2000:]
     if "SKIPPED" not in res.stdout:  # a GPU ran both plugins against the float64 reference
         assert res.stdout.count("max|err|/max|ref|") == 2, res.stdout[-3000:]
 
