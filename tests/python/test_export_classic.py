@@ -180,3 +180,21 @@ def test_modes_larger_than_input_fail_in_pytorch_first(tmp_path):
     model = Lifted(SpectralConv2d(2, 2, 3, 6), 1)
     with pytest.raises(ExportError, match="fails on the example input"):
         export(model, torch.randn(1, 1, 8, 8), tmp_path / "m.onnx", verbose=False)
+
+
+class Shared(nn.Module):
+    """One spectral layer applied twice (weight sharing): one converted layer, two nodes."""
+
+    def __init__(self):
+        super().__init__()
+        self.lift = nn.Conv2d(1, 3, 1)
+        self.conv = SpectralConv2d(3, 3, 3, 4)
+
+    def forward(self, x):
+        x = self.lift(x)
+        return self.conv(torch.relu(self.conv(x)))
+
+
+def test_shared_layer(tmp_path):
+    report = export_and_check(Shared(), torch.randn(1, 1, 10, 12), tmp_path / "m.onnx", n_spectral=2)
+    assert report.converted_paths == ["conv"] and report.converted[0].calls == 2

@@ -35,7 +35,7 @@ class ExportReport:
         for c in self.converted:
             lines.append(f"    {c.path or '<root>'}: {c.source_class} [{c.family}] modes_low={c.modes_low} "
                          f"modes_high={c.modes_high} norm={c.norm} separable={c.separable} bias={c.bias} "
-                         f"(layer check rel err {c.layer_rel_err:.2g})")
+                         f"(layer check rel err {c.layer_rel_err:.2g})" + (f", called {c.calls}x" if c.calls > 1 else ""))
         total = sum(self.node_counts.values())
         counts = ", ".join(f"{k.split('::')[-1] if k.startswith('::') else k} x{n}"
                            for k, n in sorted(self.node_counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -34,6 +34,7 @@ class ConvertedLayer:
     separable: int
     bias: bool
     layer_rel_err: float = float("nan")   # worst relative L2 error of the layer check
+    calls: int = 1                        # times the model calls it (shared layers: one node per call)
 
 
 @dataclass
@@ -46,7 +47,7 @@ def find_candidates(model: nn.Module) -> list[tuple[str, nn.Module, str, object]
     """[(path, module, family, converter)] for every recognized layer, outermost first."""
     found, skip = [], []
     for path, module in model.named_modules():
-        if any(path.startswith(p + ".") for p in skip):
+        if any(p == "" or path.startswith(p + ".") for p in skip):
             continue
         hit = find_converter(module)
         if hit is not None:
@@ -158,7 +159,7 @@ def convert_layers(model: nn.Module, example_inputs: tuple, *, layer_rtol: float
             path=path, source_class=class_name(module), family=family, input_shape=ctx.input_shape,
             modes_low=list(info.modes_low) if info else [], modes_high=list(info.modes_high) if info else [],
             norm=info.norm if info else -1, separable=info.separable if info else 0,
-            bias=(info.bias is not None) if info else False, layer_rel_err=worst))
+            bias=(info.bias is not None) if info else False, layer_rel_err=worst, calls=len(record.inputs)))
     return model, reference, converted
 
 
