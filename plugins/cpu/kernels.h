@@ -34,6 +34,10 @@ CpuKernels avx2Kernels();
 CpuKernels avx512Kernels();
 #endif
 
+// Thread-local scratch of at least `floats` floats, 64-byte aligned, reused across calls: the SIMD
+// GEMMs copy B into contiguous column panels there (strided B rows alias in the L1 cache).
+float* gemmPackBuffer(int64_t floats);
+
 // Best table the CPU supports; TURBOFNO_CPU_ISA=portable|avx2|avx512 caps the choice (for tests).
 const CpuKernels& cpuKernels();
 

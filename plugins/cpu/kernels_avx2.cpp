@@ -84,9 +84,27 @@ TFNO_AVX2 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const 
 TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
                          float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC) {
     float rowBias[kMr];
+    // Several column panels: copy B into contiguous K x kNr panels (zero-padded) first.
+    const bool pack = N > kNr;
+    float* packed = nullptr;
+    if (pack) {
+        const int64_t panels = (N + kNr - 1) / kNr;
+        packed = gemmPackBuffer(panels * K * kNr);
+        for (int64_t pnl = 0; pnl < panels; ++pnl) {
+            const int64_t j0 = pnl * kNr, cols = std::min<int64_t>(kNr, N - j0);
+            float* dst = packed + pnl * K * kNr;
+            for (int64_t p = 0; p < K; ++p) {
+                for (int64_t c = 0; c < cols; ++c) dst[p * kNr + c] = B[p * ldb + j0 + c];
+                for (int64_t c = cols; c < kNr; ++c) dst[p * kNr + c] = 0.0f;
+            }
+        }
+    }
+    // Column panels outermost: one K x kNr panel of B stays in L1 while A streams past it.
     for (int64_t j0 = 0; j0 < N; j0 += kNr) {
         const int64_t cols = std::min<int64_t>(kNr, N - j0);
         const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
+        const float* b = pack ? packed + (j0 / kNr) * K * kNr : B + j0;
+        const int64_t ldbPanel = pack ? kNr : ldb;
         for (int64_t i0 = 0; i0 < M; i0 += kMr) {
             const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
             if (bias)
@@ -95,11 +113,11 @@ TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_
             const float* a = A + i0 * lda;
             float* c = C + i0 * ldc + j0;
             if (cols == kNr)
-                tileRows<2, false>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb, streamC);
+                tileRows<2, false>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC);
             else if (cols > 8)
-                tileRows<2, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb, streamC);
+                tileRows<2, true>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC);
             else
-                tileRows<1, true>(rows, K, a, lda, B + j0, ldb, c, ldc, m0, m1, rb, streamC);
+                tileRows<1, true>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC);
         }
     }
     if (streamC) _mm_sfence();

@@ -83,19 +83,36 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
                              int64_t ldb, float* C, int64_t ldc, const float* bias, int64_t rowsPerBias,
                              bool streamC) {
     float rowBias[kMr];
-    // Column panels outermost: one K x 32 panel of B stays in L1 while A streams past it.
+    // Several column panels: copy B into contiguous K x kNr panels (zero-padded) first.
+    const bool pack = N > kNr;
+    float* packed = nullptr;
+    if (pack) {
+        const int64_t panels = (N + kNr - 1) / kNr;
+        packed = gemmPackBuffer(panels * K * kNr);
+        for (int64_t pnl = 0; pnl < panels; ++pnl) {
+            const int64_t j0 = pnl * kNr, cols = std::min<int64_t>(kNr, N - j0);
+            float* dst = packed + pnl * K * kNr;
+            for (int64_t p = 0; p < K; ++p) {
+                for (int64_t c = 0; c < cols; ++c) dst[p * kNr + c] = B[p * ldb + j0 + c];
+                for (int64_t c = cols; c < kNr; ++c) dst[p * kNr + c] = 0.0f;
+            }
+        }
+    }
+    // Column panels outermost: one K x kNr panel of B stays in L1 while A streams past it.
     for (int64_t j0 = 0; j0 < N; j0 += kNr) {
         const int64_t cols = std::min<int64_t>(kNr, N - j0);
         const __mmask16 m0 = firstLanes(cols), m1 = firstLanes(cols - 16 > 0 ? cols - 16 : 0);
+        const float* b = pack ? packed + (j0 / kNr) * K * kNr : B + j0;
+        const int64_t ldbPanel = pack ? kNr : ldb;
         for (int64_t i0 = 0; i0 < M; i0 += kMr) {
             const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
             if (bias)
                 for (int r = 0; r < rows; ++r) rowBias[r] = bias[(i0 + r) / rowsPerBias];
             const float* rb = bias ? rowBias : nullptr;
             if (cols > 16)
-                tileRows<2>(rows, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
+                tileRows<2>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
             else
-                tileRows<1>(rows, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
+                tileRows<1>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
         }
     }
     if (streamC) _mm_sfence();  // order the non-temporal stores before the caller signals completion

@@ -1,5 +1,7 @@
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "kernels.h"
 
@@ -22,6 +24,14 @@ CpuKernels selectKernels() {
 }
 
 }  // namespace
+
+float* gemmPackBuffer(int64_t floats) {
+    thread_local std::vector<float> buffer;
+    const size_t need = static_cast<size_t>(floats) + 16;
+    if (buffer.size() < need) buffer.resize(need);
+    const uintptr_t raw = reinterpret_cast<uintptr_t>(buffer.data());
+    return buffer.data() + ((64 - raw % 64) % 64) / sizeof(float);
+}
 
 const CpuKernels& cpuKernels() {
     static const CpuKernels kernels = selectKernels();
