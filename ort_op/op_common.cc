@@ -4,6 +4,8 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -132,6 +134,11 @@ size_t ORT_API_CALL outputCount(const OrtCustomOp*) { return 1; }
 // in prepareRun with a message naming the node, instead of ORT's generic "no kernel found".
 ONNXTensorElementDataType ORT_API_CALL anyType(const OrtCustomOp*, size_t) {
     return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+}
+// x (input 0) is dynamically typed; weight and bias have the op's declared parameter type.
+ONNXTensorElementDataType ORT_API_CALL typedInput(const OrtCustomOp* op, size_t index) {
+    if (index == 0) return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    return static_cast<const SpectralConvOp*>(op)->paramType;
 }
 OrtCustomOpInputOutputCharacteristic ORT_API_CALL inputCharacteristic(const OrtCustomOp*, size_t index) {
     return index == 2 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
@@ -366,6 +373,23 @@ void fillCommonOp(OrtCustomOp* op) {
     op->InferOutputShapeFn = inferOutputShape;
     op->GetStartVersion = startVersion;
     op->GetEndVersion = endVersion;
+}
+
+std::vector<const OrtCustomOp*> makeTypedOps(const OrtCustomOp& prototype,
+                                             std::initializer_list<ONNXTensorElementDataType> paramTypes) {
+    static std::mutex mutex;
+    static std::deque<SpectralConvOp> store;  // deque: element addresses stay valid as it grows
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<const OrtCustomOp*> ops;
+    for (ONNXTensorElementDataType type : paramTypes) {
+        store.emplace_back();
+        SpectralConvOp& op = store.back();
+        static_cast<OrtCustomOp&>(op) = prototype;
+        op.paramType = type;
+        op.GetInputType = typedInput;
+        ops.push_back(&op);
+    }
+    return ops;
 }
 
 }  // namespace ort

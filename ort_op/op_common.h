@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <onnxruntime_c_api.h>
 
@@ -52,8 +54,22 @@ OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned sup
 
 // Fills the EP-independent OrtCustomOp callbacks: name, 3 inputs (bias optional) and 1 output of
 // any tensor type (checked at run time, so a bad dtype gets a clear error), output shape inference,
-// version. The caller sets GetExecutionProviderType, CreateKernelV2, KernelComputeV2, KernelDestroy.
+// version. The caller sets GetExecutionProviderType, CreateKernelV2, KernelComputeV2, KernelDestroy,
+// then registers the result through makeTypedOps.
 void fillCommonOp(OrtCustomOp* op);
+
+// An op whose weight and bias have a declared element type; x and y stay dynamically typed.
+struct SpectralConvOp : OrtCustomOp {
+    ONNXTensorElementDataType paramType = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+};
+
+// Copies `prototype` (filled by fillCommonOp + the EP callbacks) once per weight element type.
+// Why: ONNX Runtime before ~1.2x accepts a dynamically typed output only when exactly one input is
+// dynamically typed, so x is the dynamic one and weight/bias are declared per registered type. A
+// bad x dtype or x/weight mismatch still reaches prepareRun and gets our message. The ops live for
+// the life of the library.
+std::vector<const OrtCustomOp*> makeTypedOps(const OrtCustomOp& prototype,
+                                             std::initializer_list<ONNXTensorElementDataType> paramTypes);
 
 }  // namespace ort
 }  // namespace turbofno

@@ -74,9 +74,14 @@ struct CpuOp : OrtCustomOp {
 
 }  // namespace
 
-const OrtCustomOp* cpuCustomOp() {
-    static const CpuOp op;
-    return &op;
+std::vector<const OrtCustomOp*> cpuCustomOps() {
+    // bfloat16 and float64 are registered only to reject them with a clear message naming the node
+    // (prepareRun): without a kernel, ORT fails the model load with a generic type-matching error.
+    // A CUDA kernel, where registered and enabled, still takes bfloat16 nodes first.
+    static const std::vector<const OrtCustomOp*> ops =
+        makeTypedOps(CpuOp(), {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16,
+                               ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE});
+    return ops;
 }
 
 }  // namespace ort

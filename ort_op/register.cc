@@ -24,9 +24,21 @@ OrtStatus* sharedDomain(const OrtApi* api, OrtCustomOpDomain** out) {
     std::call_once(once, [api] {
         using turbofno::core::kOpDomain;
         if ((error = api->CreateCustomOpDomain(kOpDomain, &domain))) return;
-        std::vector<const OrtCustomOp*> ops{turbofno::ort::cpuCustomOp()};
+        std::vector<const OrtCustomOp*> ops = turbofno::ort::cpuCustomOps();
 #ifdef TURBOFNO_WITH_CUDA
-        for (const OrtCustomOp* op : turbofno::ort::cudaCustomOps()) ops.push_back(op);
+        for (const OrtCustomOp* op : turbofno::ort::cudaCustomOps()) {
+            // An op whose weight is dynamically typed (fillCommonOp only) is registered once per CUDA
+            // dtype: ORT < ~1.2x rejects a dynamic output with more than one dynamic input.
+            if (op->GetInputType(op, 1) != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
+                ops.push_back(op);
+                continue;
+            }
+            for (const OrtCustomOp* typed : turbofno::ort::makeTypedOps(
+                     *op, {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16,
+                           ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16})) {
+                ops.push_back(typed);
+            }
+        }
 #endif
         for (const OrtCustomOp* op : ops) {
             if ((error = api->CustomOpDomain_Add(domain, const_cast<OrtCustomOp*>(op)))) return;
