@@ -92,6 +92,21 @@ PluginFieldCollection const* creatorFieldNames() noexcept {
 
 namespace {
 
+char const* fieldTypeName(PluginFieldType t) {
+    switch (t) {
+        case PluginFieldType::kFLOAT16: return "kFLOAT16";
+        case PluginFieldType::kFLOAT32: return "kFLOAT32";
+        case PluginFieldType::kFLOAT64: return "kFLOAT64";
+        case PluginFieldType::kINT8: return "kINT8";
+        case PluginFieldType::kINT16: return "kINT16";
+        case PluginFieldType::kINT32: return "kINT32";
+        case PluginFieldType::kCHAR: return "kCHAR";
+        case PluginFieldType::kDIMS: return "kDIMS";
+        case PluginFieldType::kUNKNOWN: return "kUNKNOWN";
+        default: return "another non-integer type";
+    }
+}
+
 // Reads a kINT32 / kINT64 field into int32 values (at most `maxCount`; the true length is returned).
 int32_t readInts(PluginField const& field, int32_t* out, int32_t maxCount) {
     std::string const name = field.name;
@@ -101,6 +116,7 @@ int32_t readInts(PluginField const& field, int32_t* out, int32_t maxCount) {
     int32_t const n = std::min(field.length, maxCount);
     if (field.type == PluginFieldType::kINT32) {
         std::memcpy(out, field.data, sizeof(int32_t) * static_cast<size_t>(n));
+#if NV_TENSORRT_MAJOR >= 10  // PluginFieldType::kINT64 is new in TensorRT 10
     } else if (field.type == PluginFieldType::kINT64) {
         for (int32_t i = 0; i < n; ++i) {
             int64_t v = 0;
@@ -109,8 +125,9 @@ int32_t readInts(PluginField const& field, int32_t* out, int32_t maxCount) {
                         "field '" + name + "' value " + std::to_string(v) + " does not fit int32");
             out[i] = static_cast<int32_t>(v);
         }
+#endif
     } else {
-        throw PluginError("field '" + name + "' has type " + std::to_string(static_cast<int32_t>(field.type)) +
+        throw PluginError("field '" + name + "' has type " + fieldTypeName(field.type) +
                           "; expected kINT32 (ONNX INT/INTS attributes arrive as int32)");
     }
     return field.length;
@@ -301,6 +318,8 @@ char const* typeName(DataType type) noexcept {
         case DataType::kBOOL: return "bool";
 #if NV_TENSORRT_MAJOR >= 9
         case DataType::kBF16: return "bfloat16";
+#endif
+#if NV_TENSORRT_MAJOR >= 10
         case DataType::kINT64: return "int64";
 #endif
         default: return "unknown";
