@@ -48,6 +48,8 @@ LAYERS = [  # (id, SpectralConv kwargs, input shape)
                    implementation="factorized"), (1, 3, 12, 9)),
     ("3d-tt", dict(in_channels=2, out_channels=2, n_modes=(4, 4, 4), factorization="tt", rank=0.5,
                    implementation="factorized"), (1, 2, 8, 8, 8)),
+    ("2d-cp-separable", dict(in_channels=4, out_channels=4, n_modes=(5, 6), factorization="cp", rank=0.5,
+                             separable=True, implementation="factorized"), (1, 4, 10, 9)),
     ("1d-dense-factorized", dict(in_channels=2, out_channels=3, n_modes=(9,), factorization="dense",
                                  implementation="factorized"), (2, 2, 17)),
 ]
@@ -91,6 +93,15 @@ def test_full_fno(tmp_path, factory, shape):
     # the original model is untouched
     assert all(type(c) is SpectralConv for c in model.fno_blocks.convs)
     assert all(torch.equal(v, model.state_dict()[k]) for k, v in original.items())
+
+
+def test_older_opset(tmp_path):
+    import onnx
+
+    model = FNO(n_modes=(4, 6), in_channels=1, out_channels=1, hidden_channels=4, n_layers=1)
+    report = export_and_check(model, torch.randn(1, 1, 8, 12), tmp_path / "m.onnx", n_spectral=1, opset=17)
+    assert report.opset == 17
+    assert {o.domain: o.version for o in onnx.load(str(tmp_path / "m.onnx")).opset_import}[""] == 17
 
 
 def test_odd_size_on_non_last_axis_is_rejected(tmp_path):
