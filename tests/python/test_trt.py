@@ -11,15 +11,14 @@ import sys
 import numpy as np
 import pytest
 
-import turbofno
-from trt_harness_util import find_harness
+from trt_harness_util import find_harness, trt_library_or_skip
 from turbofno import reference, trt
 
 HAVE_TRT = importlib.util.find_spec("tensorrt") is not None
 
 
 def trt_lib() -> str:
-    return turbofno.get_library_path("trt")
+    return trt_library_or_skip()
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) not installed")

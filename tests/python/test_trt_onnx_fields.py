@@ -15,7 +15,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from trt_harness_util import CREATOR_FIELDS, find_harness, narrow_int32, parser_fields, plugin_key, write_case
+from trt_harness_util import (CREATOR_FIELDS, find_harness, narrow_int32, parser_fields, plugin_key,
+                              trt_library_or_skip, write_case)
 from turbofno import reference
 
 HARNESS = find_harness()
@@ -25,9 +26,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def trt_lib() -> str:
-    import turbofno
-
-    return turbofno.get_library_path("trt")
+    return trt_library_or_skip()
 
 
 def run_harness(*case_files) -> subprocess.CompletedProcess:

@@ -25,6 +25,26 @@ ROOT = Path(__file__).resolve().parents[2]
 CREATOR_FIELDS = {"modes_low": "INT32", "modes_high": "INT32", "norm": "INT32", "separable": "INT32"}
 
 
+def trt_library_or_skip() -> str:
+    """libturbofno_trt.so; skips when this build has no CUDA (then no plugin is built), else a
+    missing library is an error."""
+    import pytest
+
+    import turbofno
+    from turbofno._info import build_info
+
+    try:
+        return turbofno.get_library_path("trt")
+    except FileNotFoundError:
+        try:
+            info = build_info(turbofno.get_library_path("ort")) or {}
+        except FileNotFoundError:
+            info = {}
+        if info.get("cuda_kernels") is False:
+            pytest.skip("this build has no CUDA kernels, so no TensorRT plugin library")
+        raise
+
+
 def find_harness() -> str | None:
     """The trt_harness binary: $TURBOFNO_TRT_HARNESS, else a build folder of this checkout."""
     env = os.environ.get("TURBOFNO_TRT_HARNESS")
