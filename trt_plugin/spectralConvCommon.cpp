@@ -135,8 +135,8 @@ int32_t readInts(PluginField const& field, int32_t* out, int32_t maxCount) {
 
 }  // namespace
 
-core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, size_t* workspaceBound) {
-    if (workspaceBound) *workspaceBound = 0;
+core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildState* state) {
+    if (state) *state = BuildState{};
     pluginCheck(fc != nullptr, "no plugin field collection");
     pluginCheck(fc->nbFields >= 0 && (fc->nbFields == 0 || fc->fields != nullptr), "malformed plugin field collection");
     core::SpectralConvAttrs attrs;
@@ -167,12 +167,18 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, size_t*
             } else {
                 attrs.separable = v;
             }
-        } else if (name == kWORKSPACE_FIELD) {
-            pluginCheck(f.type == PluginFieldType::kINT32 && f.length == 2 && f.data != nullptr,
-                        std::string("field '") + kWORKSPACE_FIELD + "' must be two kINT32 values");
-            uint32_t parts[2];
+        } else if (name == kBUILD_STATE_FIELD) {
+            pluginCheck(f.type == PluginFieldType::kINT32 && f.length == 3 && f.data != nullptr,
+                        std::string("field '") + kBUILD_STATE_FIELD + "' must be three kINT32 values");
+            uint32_t parts[3];
             std::memcpy(parts, f.data, sizeof parts);
-            if (workspaceBound) *workspaceBound = static_cast<size_t>((uint64_t{parts[1]} << 32) | parts[0]);
+            int32_t const inputs = static_cast<int32_t>(parts[2]);
+            pluginCheck(inputs == 0 || inputs == kMIN_INPUTS || inputs == kMAX_INPUTS,
+                        std::string("field '") + kBUILD_STATE_FIELD + "' holds an invalid input count");
+            if (state) {
+                state->workspaceBound = static_cast<size_t>((uint64_t{parts[1]} << 32) | parts[0]);
+                state->nbInputs = inputs;
+            }
         }
         // Other names are ignored: TensorRT passes only the creator's fields, other callers may add more.
     }
@@ -184,7 +190,7 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, size_t*
     return attrs;
 }
 
-void AttrFields::assign(core::SpectralConvAttrs const& attrs, size_t workspaceBound) {
+void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& state) {
     std::copy(attrs.modesLow, attrs.modesLow + core::kMaxRank, mModesLow);
     std::copy(attrs.modesHigh, attrs.modesHigh + core::kMaxRank, mModesHigh);
     mNorm = static_cast<int32_t>(attrs.norm);
@@ -195,11 +201,12 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs, size_t workspaceBo
         PluginField(core::kAttrNorm, &mNorm, PluginFieldType::kINT32, 1),
         PluginField(core::kAttrSeparable, &mSeparable, PluginFieldType::kINT32, 1),
     };
-    if (workspaceBound > 0) {
-        uint64_t const w = workspaceBound;
-        uint32_t const parts[2] = {static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32)};
-        std::memcpy(mWorkspace, parts, sizeof parts);
-        mFields.emplace_back(kWORKSPACE_FIELD, mWorkspace, PluginFieldType::kINT32, 2);
+    if (state.workspaceBound > 0 || state.nbInputs > 0) {
+        uint64_t const w = state.workspaceBound;
+        uint32_t const parts[3] = {static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32),
+                                   static_cast<uint32_t>(state.nbInputs)};
+        std::memcpy(mState, parts, sizeof parts);
+        mFields.emplace_back(kBUILD_STATE_FIELD, mState, PluginFieldType::kINT32, 3);
     }
     mCollection.nbFields = static_cast<int32_t>(mFields.size());
     mCollection.fields = mFields.data();

@@ -51,15 +51,20 @@ nvinfer1::PluginFieldCollection const* creatorFieldNames() noexcept;
 // array; absent attribute -> absent field) or as getFieldsToSerialize wrote them. kINT64 fields
 // are also accepted (range-checked). Missing norm/separable take their defaults. Throws
 // PluginError naming the problem; the result has passed core::validateAttrs.
-// `workspaceBound` (optional) receives the extra serialized field kWORKSPACE_FIELD (0 if absent).
-core::SpectralConvAttrs attrsFromFields(nvinfer1::PluginFieldCollection const* fc, size_t* workspaceBound = nullptr);
-// Not a creator field: V3 serializes the build-time workspace bound under this name (kINT32 x2, lo/hi).
-constexpr char const* kWORKSPACE_FIELD = "turbofno_workspace_bytes";
+// What configurePlugin learned at build time and V3 serializes next to the attributes.
+struct BuildState {
+    size_t workspaceBound = 0;  // bytes reserved (0: unknown)
+    int32_t nbInputs = 0;       // 2 or 3 (0: unknown)
+};
+// Not a creator field: V3's serialized build state (kINT32 x3: workspace lo, hi, input count).
+constexpr char const* kBUILD_STATE_FIELD = "turbofno_build_state";
+// `state` (optional) receives kBUILD_STATE_FIELD when present (zeros otherwise).
+core::SpectralConvAttrs attrsFromFields(nvinfer1::PluginFieldCollection const* fc, BuildState* state = nullptr);
 
 // Owns the field array that describes one attribute set (for getFieldsToSerialize).
 class AttrFields {
 public:
-    void assign(core::SpectralConvAttrs const& attrs, size_t workspaceBound = 0);
+    void assign(core::SpectralConvAttrs const& attrs, BuildState const& state = {});
     nvinfer1::PluginFieldCollection const* collection() const noexcept { return &mCollection; }
 
 private:
@@ -67,7 +72,7 @@ private:
     int32_t mModesHigh[core::kMaxRank] = {};
     int32_t mNorm = 0;
     int32_t mSeparable = 0;
-    int32_t mWorkspace[2] = {};
+    int32_t mState[3] = {};
     std::vector<nvinfer1::PluginField> mFields;
     nvinfer1::PluginFieldCollection mCollection{};
 };

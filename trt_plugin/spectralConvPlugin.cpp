@@ -133,7 +133,7 @@ int32_t SpectralConvPlugin::enqueue(PluginTensorDesc const* inputDesc, PluginTen
                                     void const* const* inputs, void* const* outputs, void* workspace,
                                     cudaStream_t stream) noexcept {
     try {
-        // enqueue is not told the input count; configurePlugin / onShapeChange recorded it.
+        // enqueue is not told the input count; configurePlugin (serialized) / onShapeChange recorded it.
         pluginCheck(mNbInputs != 0, "enqueue before configurePlugin / onShapeChange");
         launch(mAttrs, inputDesc, mNbInputs, outputDesc, inputs, outputs, workspace, mWorkspaceBound, stream);
         return 0;
@@ -147,7 +147,7 @@ IPluginV3* SpectralConvPlugin::attachToContext(IPluginResourceContext* /*context
 
 PluginFieldCollection const* SpectralConvPlugin::getFieldsToSerialize() noexcept {
     try {
-        mSerialized.assign(mAttrs, mWorkspaceBound);
+        mSerialized.assign(mAttrs, BuildState{mWorkspaceBound, mNbInputs});
         return mSerialized.collection();
     } catch (...) {
         logCaught(mLayerName.c_str(), "getFieldsToSerialize");
@@ -167,11 +167,11 @@ IPluginV3* SpectralConvPluginCreator::createPlugin(char const* name, PluginField
                                                    TensorRTPhase phase) noexcept {
     try {
         // Both phases read the same fields: the ONNX parser's (build) or getFieldsToSerialize's (runtime).
-        size_t workspaceBound = 0;  // present in runtime-phase fields only
-        core::SpectralConvAttrs const attrs = attrsFromFields(fc, &workspaceBound);
+        BuildState state;  // present in runtime-phase fields only
+        core::SpectralConvAttrs const attrs = attrsFromFields(fc, &state);
         auto plugin = std::make_unique<SpectralConvPlugin>(name ? name : "", attrs);
         plugin->setPluginNamespace(mNamespace.c_str());
-        if (phase == TensorRTPhase::kRUNTIME) plugin->setWorkspaceBound(workspaceBound);
+        if (phase == TensorRTPhase::kRUNTIME) plugin->setBuildState(state);
         return plugin.release();
     } catch (...) {
         logCaught(name, phase == TensorRTPhase::kRUNTIME ? "createPlugin (runtime: deserializing)" : "createPlugin");

@@ -54,7 +54,10 @@ public:
 
     core::SpectralConvAttrs const& attrs() const noexcept { return mAttrs; }
     void setPluginNamespace(char const* ns) { mNamespace = ns ? ns : ""; }
-    void setWorkspaceBound(size_t bytes) { mWorkspaceBound = bytes; }
+    void setBuildState(BuildState const& state) {
+        mWorkspaceBound = state.workspaceBound;
+        mNbInputs = state.nbInputs;
+    }
 
 private:
     std::string mLayerName;

@@ -414,7 +414,7 @@ void checkWorkspaceBound(PluginLibrary& lib) {
     check(sb->configurePlugin(in, 2, &out, 1) == 0, "V3 configurePlugin, batch profile [1, 1]");
     auto* srt = static_cast<IPluginV3OneRuntime*>(small->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
     FieldSet saved = FieldSet::copyOf(srt->getFieldsToSerialize());
-    check(saved.size() == 5, "V3 serializes the workspace bound with the four attributes");
+    check(saved.size() == 5, "V3 serializes its build state (workspace bound, input count) with the four attributes");
     delete small;
     IPluginV3* rtPlugin = lib.v3->createPlugin("ws", saved.collection(), TensorRTPhase::kRUNTIME);
     auto* rt = static_cast<IPluginV3OneRuntime*>(rtPlugin->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
@@ -474,6 +474,10 @@ void checkV3SerializedFields(PluginLibrary& lib, BuildResult const& built) {
     mutate("norm = 77", [](FieldSet& f) { int32_t v = 77; std::memcpy(f.entries()[2].bytes.data(), &v, 4); }, "norm");
     mutate("type changed to kCHAR", [](FieldSet& f) { f.entries()[0].type = PluginFieldType::kCHAR; }, "kINT32");
     mutate("data pointer null", [](FieldSet& f) { f.entries()[1].null = true; }, "no data");
+    check(built.v3Fields.size() == 5, "V3 serialized fields: four attributes + the build state");
+    mutate("build state with input count 7", [](FieldSet& f) { int32_t v = 7; std::memcpy(f.entries()[4].bytes.data() + 8, &v, 4); },
+           "invalid input count");
+    mutate("build state truncated", [](FieldSet& f) { f.entries()[4].length = 2; }, "three kINT32");
     mutate("garbage in the last modes_high entry",
            [](FieldSet& f) { std::memset(f.entries()[1].bytes.data() + f.entries()[1].bytes.size() - 4, 0x7F, 4); },
            "must be 0");
