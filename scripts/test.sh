@@ -56,7 +56,7 @@ PIP_ARGS=(
 if [ -n "${ONNXRUNTIME_INCLUDE_DIR:-}" ]; then
   PIP_ARGS+=(--config-settings=cmake.define.ONNXRUNTIME_INCLUDE_DIR="$ONNXRUNTIME_INCLUDE_DIR")
 fi
-"$PY" -m pip install "${PIP_ARGS[@]}" ".[test]"
+"$PY" -m pip install -v "${PIP_ARGS[@]}" ".[test]"
 
 step "turbofno info"
 "$VENV/bin/turbofno" info

@@ -1,7 +1,9 @@
 """Locating the compiled adapter libraries (libturbofno_ort.so, libturbofno_trt.so).
 
 Search order: $TURBOFNO_LIB_DIR (a dev build folder; the file may also sit in its ort_op/ or
-trt_plugin/ subfolder), then turbofno/lib/ inside the installed package.
+trt_plugin/ subfolder) and nothing else when it is set; otherwise turbofno/lib/ inside this package,
+then turbofno/lib/ of another copy on sys.path (a source checkout on PYTHONPATH shadowing the
+installed package, which holds the compiled libraries).
 """
 from __future__ import annotations
 
@@ -31,7 +33,12 @@ def candidate_paths(kind: str) -> list[Path]:
     if env:
         base = Path(env)
         return [base / name, base / _SUBDIRS[kind] / name]
-    return [package_lib_dir() / name]
+    paths = [package_lib_dir() / name]
+    for entry in sys.path:
+        p = Path(entry or ".").resolve() / "turbofno" / "lib" / name
+        if p not in paths:
+            paths.append(p)
+    return paths
 
 
 def get_library_path(kind: str = "ort") -> str:
@@ -40,7 +47,7 @@ def get_library_path(kind: str = "ort") -> str:
     for p in paths:
         if p.is_file():
             return str(p.resolve())
-    where = ", ".join(str(p) for p in paths)
+    where = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     hint = ("unset TURBOFNO_LIB_DIR or point it at a build folder that has it"
             if os.environ.get("TURBOFNO_LIB_DIR") else
             "reinstall with `pip install .`" + (" on a machine with CUDA (nvcc)" if kind == "trt" else ""))
