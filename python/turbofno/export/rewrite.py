@@ -439,17 +439,20 @@ def rewrite(model_or_path, out_path: Optional[str] = None, *, input_shapes: Opti
     batch = next(iter(feeds.values())).shape[0]
 
     removed: set[int] = set()
+    tried: set[tuple] = set()
     new_nodes: dict[int, tuple] = {}   # index of the region's last node -> (node, initializers)
     for i, node in enumerate(g.nodes):
         if i in removed or not _is_dft(node, 0):
             continue
         found = _find_region(g, i, values)
         if isinstance(found, str):
-            report.skipped.append(found)
+            if found not in report.skipped:
+                report.skipped.append(found)
             continue
         x, y, region, removable = found
-        if removed & set(region):
-            continue
+        if removed & set(region) or (x, y) in tried:
+            continue  # already rewritten, or already tried from another DFT of the same region
+        tried.add((x, y))
         xshape = values[x].shape
         sess = _session(_submodel(model, g, region, x, y, xshape))
         measured = _measure(sess, x, xshape, batch, rng)
