@@ -171,8 +171,11 @@ def test_cli_end_to_end(tmp_path, capsys):
     trained = my_fno.build(width=6)
     torch.save({"epoch": 3, "model": trained.state_dict()}, tmp_path / "ckpt.pt")
     out = tmp_path / "out" / "fno.onnx"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [os.environ.get("PYTHONPATH", ""),
-                                                                 os.path.abspath("python")] if p))
+    import turbofno
+
+    # the subprocess must import the same turbofno as this test (installed package or source tree)
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(turbofno.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [package_root, os.environ.get("PYTHONPATH", "")] if p))
     cmd = [sys.executable, "-m", "turbofno", "export", "--model", f"{tmp_path / 'my_fno.py'}:build",
            "--model-kwargs", json.dumps({"width": 6}), "--checkpoint", str(tmp_path / "ckpt.pt"),
            "--input-shape", "1,2,16,12", "--out", str(out), "--rtol", str(TOL)]
