@@ -66,7 +66,8 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure
 
 step "Python tests (pytest tests/python)"
 # `import turbofno` resolves to the installed package (the checkout keeps it under python/).
-run_pytest "$ROOT/tests/python" -ra --rootdir "$ROOT" ${PYTEST_ARGS:-}
+FAILED=0
+run_pytest "$ROOT/tests/python" -ra --rootdir "$ROOT" ${PYTEST_ARGS:-} || FAILED=1
 
 if [ "${TURBOFNO_SANITIZE:-0}" = "1" ]; then
   ASAN_DIR=$ROOT/build/asan
@@ -89,7 +90,12 @@ if [ "${TURBOFNO_SANITIZE:-0}" = "1" ]; then
   # Leak checking is off for the Python process (the interpreter itself never frees everything).
   TURBOFNO_LIB_DIR=$ASAN_DIR LD_PRELOAD=$PRELOAD \
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_pytest "$ROOT/tests/python/test_ort_cpu.py" "$ROOT/tests/python/test_ort_errors.py" -ra --rootdir "$ROOT" -p no:cacheprovider
+    run_pytest "$ROOT/tests/python/test_ort_cpu.py" "$ROOT/tests/python/test_ort_errors.py" -ra --rootdir "$ROOT" -p no:cacheprovider \
+    || FAILED=1
 fi
 
+if [ "$FAILED" -ne 0 ]; then
+  step "FAILED (see the pytest summaries above)"
+  exit 1
+fi
 step "all tests passed"
