@@ -195,3 +195,12 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert main(bad) == 1
     assert "does not fit the model" in capsys.readouterr().err
     assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_turbofno_export_is_callable(tmp_path):
+    import turbofno
+    import turbofno.export  # noqa: F401 - the attribute is now the package
+
+    report = turbofno.export(nn.Sequential(TurboSpectralConv(torch.randn(2, 2, 3, 2), None, [3], [0])),
+                             torch.randn(1, 2, 8), tmp_path / "m.onnx", verbose=False)
+    assert report.spectral_nodes == 1

@@ -11,6 +11,8 @@ Public names: `export`, `register_converter`, `unregister_converter`, `TurboSpec
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 _LAZY = {
     "export": "turbofno.export.exporter",
@@ -33,3 +35,14 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'turbofno.export' has no attribute {name!r}")
+
+
+class _CallableModule(types.ModuleType):
+    """`turbofno.export` is both this package and, per turbofno/__init__.py, the export function:
+    once the package is imported the attribute is the module, so calling it forwards to export()."""
+
+    def __call__(self, *args, **kwargs):
+        return self.export(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
