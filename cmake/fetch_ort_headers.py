@@ -12,6 +12,7 @@ import base64
 import hashlib
 import io
 import os
+import shutil
 import sys
 import tarfile
 import tempfile
@@ -35,25 +36,27 @@ def extract(data: bytes, dest: str) -> list[str]:
     parent = os.path.dirname(os.path.abspath(dest))
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".ort-headers-", dir=parent)  # fill, then rename: no half-written cache
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        for member in tar.getmembers():
-            if not member.isfile() or not member.name.startswith(HEADER_DIR):
-                continue
-            name = member.name[len(HEADER_DIR):]
-            if not name or "/" in name or name.startswith("."):
-                continue  # flat header folder only; never write outside it
-            with tar.extractfile(member) as src, open(os.path.join(tmp, name), "wb") as dst:
-                dst.write(src.read())
-            names.append(name)
-    missing = [h for h in REQUIRED if h not in names]
-    if missing:
-        raise SystemExit(f"fetch_ort_headers: {missing} not found under {HEADER_DIR} in the tarball")
-    if os.path.isdir(dest):  # a previous partial or stale copy
-        for old in os.listdir(dest):
-            os.remove(os.path.join(dest, old))
-        os.rmdir(dest)
-    os.chmod(tmp, 0o755)  # mkdtemp makes it private
-    os.replace(tmp, dest)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for member in tar.getmembers():
+                if not member.isfile() or not member.name.startswith(HEADER_DIR):
+                    continue
+                name = member.name[len(HEADER_DIR):]
+                if not name or "/" in name or name.startswith("."):
+                    continue  # flat header folder only; never write outside it
+                with tar.extractfile(member) as src, open(os.path.join(tmp, name), "wb") as dst:
+                    dst.write(src.read())
+                names.append(name)
+        missing = [h for h in REQUIRED if h not in names]
+        if missing:
+            raise SystemExit(f"fetch_ort_headers: {missing} not found under {HEADER_DIR} in the tarball")
+        if os.path.isdir(dest):  # a previous partial or stale copy
+            shutil.rmtree(dest)
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private
+        os.replace(tmp, dest)
+    finally:
+        if os.path.isdir(tmp):
+            shutil.rmtree(tmp)
     return sorted(names)
 
 
