@@ -119,16 +119,17 @@ __device__ __forceinline__ void forwardBody(const Geometry& g, const T* __restri
                 row[Sd - t] = b - a;
             }
             __syncthreads();
-            // register tile: 4 rows x 4 modes per thread, twiddles from the per-block table rtw[t-1][col]
-            for (int tile = tid; tile < ((nrows + 3) / 4) * g.fGk3; tile += kThreads) {
+            // register tile: kRT rows x 4 modes per thread, twiddles from the per-block table rtw[t-1][col]
+            constexpr int kRT = 2;
+            for (int tile = tid; tile < ((nrows + kRT - 1) / kRT) * g.fGk3; tile += kThreads) {
                 const int kq = tile % g.fGk3;
-                const int r0 = (tile / g.fGk3) * 4;
-                const float* rows[4];
+                const int r0 = (tile / g.fGk3) * kRT;
+                const float* rows[kRT];
 #pragma unroll
-                for (int i = 0; i < 4; ++i) rows[i] = xs + min(r0 + i, nrows - 1) * xsStride;
-                float re[4][kTile], im[4][kTile];
+                for (int i = 0; i < kRT; ++i) rows[i] = xs + min(r0 + i, nrows - 1) * xsStride;
+                float re[kRT][kTile], im[kRT][kTile];
 #pragma unroll
-                for (int i = 0; i < 4; ++i) {
+                for (int i = 0; i < kRT; ++i) {
                     const float x0 = rows[i][0];
                     const float xn = nyquist ? rows[i][Sd / 2] : 0.f;
 #pragma unroll
@@ -139,9 +140,9 @@ __device__ __forceinline__ void forwardBody(const Geometry& g, const T* __restri
                 }
                 const float2* tw = rtw + kq;
                 for (int t = 1; t <= pairs; ++t, tw += bk3) {
-                    float sv[4], dv[4];
+                    float sv[kRT], dv[kRT];
 #pragma unroll
-                    for (int i = 0; i < 4; ++i) {
+                    for (int i = 0; i < kRT; ++i) {
                         sv[i] = rows[i][t];
                         dv[i] = rows[i][Sd - t];
                     }
@@ -149,14 +150,14 @@ __device__ __forceinline__ void forwardBody(const Geometry& g, const T* __restri
                     for (int j = 0; j < kTile; ++j) {
                         const float2 w = tw[g.fGk3 * j];
 #pragma unroll
-                        for (int i = 0; i < 4; ++i) {
+                        for (int i = 0; i < kRT; ++i) {
                             re[i][j] = fmaf(sv[i], w.x, re[i][j]);
                             im[i][j] = fmaf(dv[i], w.y, im[i][j]);
                         }
                     }
                 }
 #pragma unroll
-                for (int i = 0; i < 4; ++i) {
+                for (int i = 0; i < kRT; ++i) {
                     if (r0 + i >= nrows) break;
 #pragma unroll
                     for (int j = 0; j < kTile; ++j) ts[(r0 + i) * bk3 + kq + g.fGk3 * j] = make_float2(re[i][j], im[i][j]);
@@ -280,9 +281,16 @@ __global__ void __launch_bounds__(kThreads) spectralForwardKernel(Geometry g, co
         // row-stage table for this block's last-axis modes: rtw[t-1][col] = w((k_col * t) mod Sd)
         const int tile = blockIdx.x % (g.fTilesK3 * g.fTilesKL);
         const int k3Base = (tile % g.fTilesK3) * bk3;
-        for (int e = threadIdx.x; e < pairs * bk3; e += kThreads) {
-            const int t = e / bk3 + 1, k = k3Base + e % bk3;
-            rtw[e] = k < g.kd ? tabd[mulMod(k, t, g.Sd)] : make_float2(0.f, 0.f);
+        // column col (mode k) walks t with a running index (k * t) mod Sd; kThreads/bk3 threads share a column
+        const int lanesPerCol = max(1, kThreads / bk3);
+        for (int c = threadIdx.x; c < bk3 * lanesPerCol && pairs > 0; c += kThreads) {
+            const int col = c % bk3, t0 = 1 + c / bk3, k = k3Base + col;
+            int idx = mulMod(k % g.Sd, t0, g.Sd);
+            const int step = mulMod(k % g.Sd, lanesPerCol, g.Sd);
+            for (int t = t0; t <= pairs; t += lanesPerCol) {
+                rtw[(t - 1) * bk3 + col] = k < g.kd ? tabd[idx] : make_float2(0.f, 0.f);
+                idx = addMod(idx, step, g.Sd);
+            }
         }
         // the first __syncthreads in forwardBody orders these writes before any read
         forwardBody<T, LEAD>(g, x, specIn, xs, ts, rtw, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});

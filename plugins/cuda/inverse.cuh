@@ -143,9 +143,15 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
         constexpr int kRows = 8;
         for (int uBase = 0; uBase < U; uBase += 64) {
             __syncthreads();  // previous chunk's ctw consumed
-            for (int e = tid; e < kd * 64; e += kThreads) {
-                const int k = e / 64, u = uBase + e % 64;
-                ctw[e] = u < U ? twd(mulMod(k, u, Sd), Sd) : make_float2(0.f, 0.f);
+            {  // column uu walks k with a running index (k * u) mod Sd; 2 threads per column
+                const int uu = tid % 64, k0 = tid / 64, u = uBase + uu;
+                const int uc = u < U ? u : 0;
+                int idx = mulMod(k0, uc, Sd);
+                const int step = mulMod(2, uc, Sd);
+                for (int k = k0; k < kd; k += 2) {
+                    ctw[k * 64 + uu] = u < U ? twd(idx, Sd) : make_float2(0.f, 0.f);
+                    idx = addMod(idx, step, Sd);
+                }
             }
             __syncthreads();
             for (int rBase = warp * kRows; rBase < nrows; rBase += kRows * (kThreads / 32)) {

@@ -44,13 +44,14 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
         return cudaErrorInvalidConfiguration;
     }
 
-    static std::atomic<unsigned long long> fwdDone{0}, invDone{0};
+    static std::atomic<unsigned long long> fwdDone{0}, invDone{0}, mixDone{0};
+    if ((err = allowSmem(spectralMixKernel<T>, plan.mixSmem, mixDone)) != cudaSuccess) return err;
     if ((err = allowSmem(spectralForwardKernel<T, LEAD>, plan.fwdSmem, fwdDone)) != cudaSuccess) return err;
     spectralForwardKernel<T, LEAD><<<dim3(static_cast<unsigned>(fwdBlocks), g.split), kThreads, plan.fwdSmem, stream>>>(
         g, static_cast<const T*>(x), specIn);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
 
-    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kMixThreads, 0, stream>>>(
+    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kMixThreads, plan.mixSmem, stream>>>(
         g, specIn, static_cast<const T*>(weight), specOut);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
 

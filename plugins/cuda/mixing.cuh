@@ -14,19 +14,19 @@ namespace turbofno {
 namespace cuda {
 
 // Dense mixing tile: a block owns 32 consecutive modes (lanes) and kMixOutPerBlock output channels
-// (kMixOut per warp); the spectrum of kMixBatch batch items x kMixIn input channels is staged in
-// shared memory (read once per block, partials summed), and each thread loads all kMixIn x kMixOut
-// weights of the chunk before any arithmetic, so many independent weight loads are in flight.
+// (kMixOut per warp). The spectrum of g.mixBatch batch items x g.mixIn input channels is staged in
+// shared memory in one go (all loads in flight, partials summed); weights stream from global memory
+// in the unrolled channel loop, each read once per g.mixBatch batch items (once in total for N <= 8).
 constexpr int kMixThreads = 256;
 constexpr int kMixOut = 2;                                  // output channels per thread
 constexpr int kMixOutPerBlock = kMixOut * (kMixThreads / 32);
-constexpr int kMixIn = 8;                                   // input channels per staged chunk
-constexpr int kMixBatch = 8;                                // batch items per staged chunk
+constexpr int kMixMaxBatch = 8;                             // register accumulators per output
 
 template <typename T>
 __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, const float2* __restrict__ specIn,
                                                                   const T* __restrict__ w, float2* __restrict__ specOut) {
-    __shared__ float2 xs[kMixBatch][kMixIn][32];
+    extern __shared__ float4 mixSmem[];
+    float2* xs = reinterpret_cast<float2*>(mixSmem);  // [mixBatch][mixIn][32]
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
     const int mTiles = (g.Kall + 31) / 32;
@@ -61,34 +61,25 @@ __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, 
         return;
     }
 
-    for (int n0 = 0; n0 < g.N; n0 += kMixBatch) {
-        const int nb = min(kMixBatch, g.N - n0);
-        float2 acc[kMixBatch][kMixOut];
+    const bool oOk0 = mOk && o0 < g.Cout, oOk1 = mOk && o0 + 1 < g.Cout;
+    for (int n0 = 0; n0 < g.N; n0 += g.mixBatch) {
+        const int nb = min(g.mixBatch, g.N - n0);
+        float2 acc[kMixMaxBatch][kMixOut];
 #pragma unroll
-        for (int b = 0; b < kMixBatch; ++b)
+        for (int b = 0; b < kMixMaxBatch; ++b)
 #pragma unroll
             for (int q = 0; q < kMixOut; ++q) acc[b][q] = make_float2(0.f, 0.f);
 
-        for (int i0 = 0; i0 < g.Cin; i0 += kMixIn) {
-            const int ni = min(kMixIn, g.Cin - i0);
-            // weights of this chunk first (independent loads, all in flight together)
-            float2 wv[kMixIn][kMixOut];
-#pragma unroll
-            for (int ii = 0; ii < kMixIn; ++ii)
-#pragma unroll
-                for (int q = 0; q < kMixOut; ++q) {
-                    const int o = o0 + q;
-                    wv[ii][q] = (mOk && ii < ni && o < g.Cout)
-                                    ? loadComplex<T>(w + ((static_cast<size_t>(i0 + ii) * g.Cout + o) * K + m) * 2)
-                                    : make_float2(0.f, 0.f);
-                }
+        for (int i0 = 0; i0 < g.Cin; i0 += g.mixIn) {
+            const int ni = min(g.mixIn, g.Cin - i0);
             __syncthreads();  // previous chunk's xs consumed
-#pragma unroll 4
-            for (int e = threadIdx.x; e < kMixBatch * kMixIn * 32; e += kMixThreads) {
-                const int l = e % 32, ii = (e / 32) % kMixIn, b = e / (32 * kMixIn);
+#pragma unroll 8
+            for (int e = threadIdx.x; e < nb * ni * 32; e += kMixThreads) {
+                const int l = e % 32, rest = e / 32;
+                const int ii = rest % ni, b = rest / ni;
                 const int mm = mTile * 32 + l;
                 float2 v = make_float2(0.f, 0.f);
-                if (b < nb && ii < ni && mm < g.Kall) {
+                if (mm < g.Kall) {
                     const float2* p = specIn + (static_cast<size_t>(n0 + b) * g.Cin + i0 + ii) * K + mm;
                     v = p[0];
                     for (int s = 1; s < g.split; ++s) {
@@ -96,22 +87,28 @@ __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, 
                         v.y += p[s * partStride].y;
                     }
                 }
-                xs[b][ii][l] = v;
+                xs[(b * g.mixIn + ii) * 32 + l] = v;
             }
             __syncthreads();
+            const T* wp = w + ((static_cast<size_t>(i0) * g.Cout + o0) * K + m) * 2;
+            const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
+#pragma unroll 8
+            for (int ii = 0; ii < ni; ++ii, wp += wStep) {
+                const float2 w0 = oOk0 ? loadComplex<T>(wp) : make_float2(0.f, 0.f);
+                const float2 w1 = oOk1 ? loadComplex<T>(wp + K * 2) : make_float2(0.f, 0.f);
 #pragma unroll
-            for (int ii = 0; ii < kMixIn; ++ii) {
-#pragma unroll
-                for (int b = 0; b < kMixBatch; ++b) {
-                    const float2 xv = xs[b][ii][lane];
-#pragma unroll
-                    for (int q = 0; q < kMixOut; ++q) cmac(acc[b][q], xv, wv[ii][q]);
+                for (int b = 0; b < kMixMaxBatch; ++b) {
+                    if (b < nb) {
+                        const float2 xv = xs[(b * g.mixIn + ii) * 32 + lane];
+                        cmac(acc[b][0], xv, w0);
+                        cmac(acc[b][1], xv, w1);
+                    }
                 }
             }
         }
         if (mOk) {
 #pragma unroll
-            for (int b = 0; b < kMixBatch; ++b) {
+            for (int b = 0; b < kMixMaxBatch; ++b) {
                 if (b >= nb) break;
 #pragma unroll
                 for (int q = 0; q < kMixOut; ++q) {

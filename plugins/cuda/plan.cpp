@@ -62,7 +62,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     g.fGkl = kThreads / g.fGk3;
     g.fTilesK3 = ceilDiv(g.kd, kTile * g.fGk3);
     g.fTilesKL = ceilDiv(g.KL, kTile * g.fGkl);
-    g.fRows = std::min(g.A, kTile * g.fGkl);
+    g.fRows = std::min(g.A, 2 * g.fGkl);  // the row stage's 2-row x 4-mode tiles: one pass
     const size_t pairs = static_cast<size_t>((g.Sd - 1) / 2);
     auto fwdSmem = [&](bool tables, int rows) {
         const size_t bk3 = static_cast<size_t>(kTile) * g.fGk3;
@@ -102,9 +102,23 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
     g.split = 1;
     if (fwdBlocks < kTargetBlocks) g.split = static_cast<int>(std::min<int64_t>(kMaxSplit, ceilDiv(kTargetBlocks, fwdBlocks)));
-    g.split = std::max(1, std::min(g.split, ceilDiv(g.A, g.fRows)));
+    g.split = std::max(1, std::min(g.split, g.A / 4));  // keep at least ~4 rows per split
     g.rowsPerSplit = ceilDiv(g.A, g.split);
     g.split = ceilDiv(g.A, g.rowsPerSplit);
+    g.fRows = std::min(g.fRows, g.rowsPerSplit);
+
+    // Mixing: stage as many batch items (<= 8, the register accumulators) x input channels as fit in
+    // 64 KB (two blocks per SM): a batch chunk of N reads every weight once.
+    constexpr size_t kMixSmem = 64 * 1024;
+    g.mixIn = std::min(g.Cin, 256);
+    g.mixBatch = static_cast<int>(std::min<size_t>({static_cast<size_t>(g.N), 8, kMixSmem / (static_cast<size_t>(g.mixIn) * 32 * 8)}));
+    if (g.mixBatch < 1) g.mixBatch = 1;
+    if (g.mixBatch < std::min(g.N, 8)) {  // many channels: fewer channels per stage, full batch chunk
+        g.mixBatch = std::min(g.N, 8);
+        g.mixIn = static_cast<int>(std::max<size_t>(1, kMixSmem / (static_cast<size_t>(g.mixBatch) * 32 * 8)));
+        g.mixIn = std::min(g.mixIn, g.Cin);
+    }
+    plan.mixSmem = static_cast<size_t>(g.mixBatch) * g.mixIn * 32 * 8;
 
     const size_t kall = static_cast<size_t>(g.Kall);
     plan.specInOffset = 0;

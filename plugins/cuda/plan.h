@@ -47,6 +47,9 @@ struct Geometry {
     int iRows = 1;         // output rows per block
     int iKlChunk = 1;      // leading modes staged in shared memory at once
     int twTables = 1;      // 1: twiddle tables in shared memory, 0: computed on the fly (huge axes)
+
+    // mixing kernel: grid ceil(Kall/32) * ceil(Cout/16); stages mixBatch x mixIn spectra per step
+    int mixBatch = 1, mixIn = 1;
 };
 
 struct Plan {
@@ -54,7 +57,7 @@ struct Plan {
     size_t specInOffset = 0, specInBytes = 0;    // [split][N][Cin][Kall] float2 (forward partials)
     size_t specOutOffset = 0, specOutBytes = 0;  // [N][Cout][Kall] float2 (mixed)
     size_t workspaceBytes = 0;
-    size_t fwdSmem = 0, invSmem = 0;             // dynamic shared memory per block
+    size_t fwdSmem = 0, invSmem = 0, mixSmem = 0; // dynamic shared memory per block
     bool supported = false;
     const char* whyNot = "";
 };

@@ -9,6 +9,8 @@ ARCHS=${1:-90}
 B=build-gpu
 ORT_INC=${ORT_INC:-$PWD/.deps/ort-1.29.0/include}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+# a build folder configured elsewhere (another source path) cannot be reused: start it afresh
+if [ -f $B/CMakeCache.txt ] && ! grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL=$PWD\$" $B/CMakeCache.txt; then rm -rf $B; fi
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=$NVCC -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" \
   -DTURBOFNO_USE_CUDA=ON -DTURBOFNO_BUILD_TESTS=ON -DTURBOFNO_BUILD_TRT=OFF -DONNXRUNTIME_INCLUDE_DIR="$ORT_INC" >/dev/null
 cmake --build $B -j "${JOBS:-$(nproc)}"

@@ -27,9 +27,7 @@ step() {  # step NAME CMD...
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
     /usr/local/cuda/bin/nvcc --version | tail -1
 } | tee "$LOG"
-if [ ! -f build-gpu/libtfno_capi.so ] || [ ! -f build-gpu/ort_op/libturbofno_ort.so ]; then
-    step build bash tests/gpu/build.sh
-fi
+step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
 step test_cuda_kernel build-gpu/tests/cpp/test_cuda_kernel
 step verify_kernel python3 tests/gpu/verify_kernel.py
@@ -38,7 +36,8 @@ step memcheck "$CS" --tool memcheck --error-exitcode 9 build-gpu/tests/cpp/test_
 step racecheck "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
 step synccheck "$CS" --tool synccheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
 if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
-    TURBOFNO_LIB_DIR=build-gpu step ort_cuda python3 -m pytest -q -rs tests/python/test_ort_cuda.py
+    export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
+    step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py
 else
     echo "=== ort_cuda: SKIPPED (onnxruntime-gpu not importable; see tests/gpu/README.md for staging it)" | tee -a "$LOG"
 fi
