@@ -7,52 +7,134 @@
 #include <thread>
 #include <vector>
 
+#ifdef _WIN32
+#include <process.h>
+#else
+#include <pthread.h>
+#include <unistd.h>
+#endif
+
 namespace turbofno {
 namespace cpu {
 namespace {
 
+long currentProcess() {
+#ifdef _WIN32
+    return static_cast<long>(_getpid());
+#else
+    return static_cast<long>(getpid());
+#endif
+}
+
+// State shared between the caller and the workers of one process. Kept on the heap so that a
+// forked child can abandon its inherited copy (whose mutex / condition variables may record
+// waiters that do not exist in the child) and start clean.
+struct Shared {
+    std::mutex mutex;
+    std::condition_variable wake, done;
+    const TaskFn* fn = nullptr;
+    int64_t numTasks = 0;
+    std::atomic<int64_t> next{0};
+    int active = 0;   // helpers taking part in the current job (ids 1..active)
+    int pending = 0;  // helpers of the current job not finished yet
+    uint64_t generation = 0;
+    bool stop = false;
+
+    void drain(int worker) {
+        for (int64_t t = next.fetch_add(1); t < numTasks; t = next.fetch_add(1)) (*fn)(t, worker);
+    }
+};
+
+void workerLoop(Shared* sh, int id) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(sh->mutex);
+    for (;;) {
+        sh->wake.wait(lock, [&] { return sh->stop || sh->generation != seen; });
+        if (sh->stop) return;
+        seen = sh->generation;
+        if (id > sh->active) continue;  // this job uses fewer threads
+        lock.unlock();
+        sh->drain(id);
+        lock.lock();
+        if (--sh->pending == 0) sh->done.notify_one();
+    }
+}
+
 class ThreadPool {
 public:
+    ThreadPool() {
+#ifndef _WIN32
+        // fork() waits for a job in flight, so a child never inherits a held mCallMutex.
+        pthread_atfork([] { instance().mCallMutex.lock(); }, [] { instance().mCallMutex.unlock(); },
+                       [] { instance().mCallMutex.unlock(); });
+#endif
+    }
+
+    static ThreadPool& instance() {
+        static ThreadPool pool;
+        return pool;
+    }
+
     ~ThreadPool() {
-        {
-            std::lock_guard<std::mutex> lock(mMutex);
-            mStop = true;
+        if (mOwner != currentProcess()) {  // forked child: nothing here to join
+            abandon();
+            return;
         }
-        mWake.notify_all();
+        {
+            std::lock_guard<std::mutex> lock(mShared->mutex);
+            mShared->stop = true;
+        }
+        mShared->wake.notify_all();
         for (auto& t : mWorkers) t.join();
+        delete mShared;
     }
 
     void run(int numThreads, int64_t numTasks, const TaskFn& fn) {
         std::lock_guard<std::mutex> call(mCallMutex);  // one job at a time
+        if (mOwner != currentProcess()) {
+            // A forked child inherits the thread handles but not the threads: start over.
+            abandon();
+            mShared = new Shared;
+            mOwner = currentProcess();
+        }
         const int helpers = grow(numThreads - 1);
         if (helpers == 0) {
             for (int64_t t = 0; t < numTasks; ++t) fn(t, 0);
             return;
         }
+        Shared& sh = *mShared;
         {
-            std::lock_guard<std::mutex> lock(mMutex);
-            mFn = &fn;
-            mNumTasks = numTasks;
-            mNext.store(0);
-            mActive = helpers;
-            mPending = helpers;
-            ++mGeneration;
+            std::lock_guard<std::mutex> lock(sh.mutex);
+            sh.fn = &fn;
+            sh.numTasks = numTasks;
+            sh.next.store(0);
+            sh.active = helpers;
+            sh.pending = helpers;
+            ++sh.generation;
         }
-        mWake.notify_all();
-        drain(0);
-        std::unique_lock<std::mutex> lock(mMutex);
-        mDone.wait(lock, [this] { return mPending == 0; });
-        mFn = nullptr;
+        sh.wake.notify_all();
+        sh.drain(0);
+        std::unique_lock<std::mutex> lock(sh.mutex);
+        sh.done.wait(lock, [&sh] { return sh.pending == 0; });
+        sh.fn = nullptr;
     }
 
 private:
+    // Leaks the inherited handles and state on purpose: destroying a joinable std::thread
+    // terminates, and the inherited synchronisation objects are unusable.
+    void abandon() {
+        if (!mWorkers.empty()) new std::vector<std::thread>(std::move(mWorkers));
+        mWorkers.clear();
+        mShared = nullptr;
+    }
+
     // Makes sure `wanted` helper threads exist; returns how many are usable (fewer if the
     // system refuses to create threads).
     int grow(int wanted) {
         while (static_cast<int>(mWorkers.size()) < wanted) {
             const int id = static_cast<int>(mWorkers.size()) + 1;
             try {
-                mWorkers.emplace_back([this, id] { loop(id); });
+                mWorkers.emplace_back(workerLoop, mShared, id);
             } catch (...) {
                 break;
             }
@@ -60,36 +142,10 @@ private:
         return std::min(wanted, static_cast<int>(mWorkers.size()));
     }
 
-    void drain(int worker) {
-        for (int64_t t = mNext.fetch_add(1); t < mNumTasks; t = mNext.fetch_add(1)) (*mFn)(t, worker);
-    }
-
-    void loop(int id) {
-        uint64_t seen = 0;
-        std::unique_lock<std::mutex> lock(mMutex);
-        for (;;) {
-            mWake.wait(lock, [&] { return mStop || mGeneration != seen; });
-            if (mStop) return;
-            seen = mGeneration;
-            if (id > mActive) continue;  // this job uses fewer threads
-            lock.unlock();
-            drain(id);
-            lock.lock();
-            if (--mPending == 0) mDone.notify_one();
-        }
-    }
-
     std::mutex mCallMutex;
-    std::mutex mMutex;
-    std::condition_variable mWake, mDone;
+    long mOwner = currentProcess();  // process whose threads mWorkers are
+    Shared* mShared = new Shared;
     std::vector<std::thread> mWorkers;
-    const TaskFn* mFn = nullptr;
-    int64_t mNumTasks = 0;
-    std::atomic<int64_t> mNext{0};
-    int mActive = 0;
-    int mPending = 0;
-    uint64_t mGeneration = 0;
-    bool mStop = false;
 };
 
 }  // namespace
@@ -99,8 +155,7 @@ void parallelFor(int numThreads, int64_t numTasks, const TaskFn& fn) {
         for (int64_t t = 0; t < numTasks; ++t) fn(t, 0);
         return;
     }
-    static ThreadPool pool;
-    pool.run(static_cast<int>(std::min<int64_t>(numThreads, numTasks)), numTasks, fn);
+    ThreadPool::instance().run(static_cast<int>(std::min<int64_t>(numThreads, numTasks)), numTasks, fn);
 }
 
 }  // namespace cpu

@@ -8,7 +8,11 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../plugins/cpu/half.h"
 #include "../../plugins/cpu/kernels.h"
@@ -243,6 +247,58 @@ bool errorCases() {
     return ok && good.ok;
 }
 
+// Runs one fixed 2D case and returns its output (fp32).
+std::vector<float> runFixed(int threads, uint32_t seed) {
+    core::SpectralConvAttrs attrs;
+    attrs.rank = 2;
+    attrs.modesLow[0] = 5;
+    attrs.modesHigh[0] = 4;
+    attrs.modesLow[1] = 7;
+    core::SpectralConvShape shape;
+    const int64_t xd[] = {3, 6, 30, 26}, wd[] = {6, 5, 9, 7, 2}, bd[] = {5};
+    if (!core::inferShape(attrs, xd, 4, wd, 5, bd, 1, &shape).ok) return {};
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+    std::vector<float> x(3 * 6 * 30 * 26), w(6 * 5 * 9 * 7 * 2), b(5), y(3 * 5 * 30 * 26);
+    for (auto* v : {&x, &w, &b})
+        for (auto& e : *v) e = uni(rng);
+    core::SpectralConvParams p;
+    p.attrs = attrs;
+    p.shape = shape;
+    p.x = x.data();
+    p.weight = w.data();
+    p.bias = b.data();
+    p.y = y.data();
+    std::vector<unsigned char> ws(core::cpuWorkspaceBytes(shape, threads));
+    if (!core::runCpu(p, ws.data(), ws.size(), threads).ok) return {};
+    return y;
+}
+
+// runCpu from several threads at once (the pool serialises them) and after fork() (the child
+// must not wait for the parent's workers): same results as a plain call.
+bool concurrencyAndFork() {
+    const std::vector<float> expect0 = runFixed(1, 11), expect1 = runFixed(1, 12);
+    bool ok = !expect0.empty();
+    std::vector<std::thread> callers;
+    std::vector<int> good(6, 0);
+    for (int t = 0; t < 6; ++t)
+        callers.emplace_back([&, t] {
+            for (int rep = 0; rep < 5; ++rep) {
+                const std::vector<float> y = runFixed(2 + t % 2, t % 2 ? 12 : 11);
+                good[t] += (y == (t % 2 ? expect1 : expect0)) ? 1 : 0;
+            }
+        });
+    for (auto& c : callers) c.join();
+    for (int g : good) ok = ok && g == 5;
+    std::printf("%s concurrent runCpu calls from 6 threads (bitwise equal to a single-thread run)\n", ok ? "ok  " : "FAIL");
+    const pid_t pid = fork();
+    if (pid == 0) _exit(runFixed(2, 11) == expect0 ? 0 : 1);
+    int status = 1;
+    const bool forkOk = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    std::printf("%s runCpu with 2 threads in a forked child\n", forkOk ? "ok  " : "FAIL");
+    return ok && forkOk;
+}
+
 }  // namespace
 
 int main() {
@@ -272,6 +328,7 @@ int main() {
     int failed = 0;
     for (const Case& c : cases) failed += runCase(c, rng) ? 0 : 1;
     failed += errorCases() ? 0 : 1;
+    failed += concurrencyAndFork() ? 0 : 1;
     std::printf("%s: %d failure(s)\n", failed ? "FAILED" : "PASSED", failed);
     return failed ? 1 : 0;
 }
