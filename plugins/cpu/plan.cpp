@@ -53,6 +53,14 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     while (p.mixOutBlock > 1 && mixTasks() < 2 * static_cast<int64_t>(p.threads)) p.mixOutBlock = ceilDiv(p.mixOutBlock, 2);
     while (p.mixModes > 64 && mixTasks() < static_cast<int64_t>(p.threads)) p.mixModes = ceilDiv(p.mixModes, 2);
 
+    // The DFT tables grow like S_j * K_j: refuse (rather than overflow) absurd sizes.
+    double tableFloats = 4.0 * static_cast<double>(p.S[d - 1]) * static_cast<double>(p.k);
+    for (int j = 0; j + 1 < d; ++j) tableFloats += 4.0 * static_cast<double>(p.S[j]) * static_cast<double>(p.K[j]);
+    if (tableFloats > kMaxPlanFloats) {  // checked first: these products could overflow int64 bytes
+        p.totalFloats = -1;
+        return p;
+    }
+
     int64_t off = 0;
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
     p.offFwdLast = take(p.S[d - 1] * 2 * p.k);
@@ -77,6 +85,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.threadFloats = align16(t);
     p.offThreads = off;
     p.totalFloats = off + p.threadFloats * p.threads;
+    if (static_cast<double>(p.totalFloats) > kMaxPlanFloats) p.totalFloats = -1;
     return p;
 }
 

@@ -44,14 +44,20 @@ struct CpuPlan {
     int64_t threadFloats = 0;                // per-thread scratch, a multiple of 16
     // Offsets inside one thread's scratch.
     int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0;
-    int64_t totalFloats = 0;
+    int64_t totalFloats = 0;                 // -1: the shape is too large for this kernel
 };
+
+// Plans needing more than this many floats (16 GiB of workspace) are refused.
+constexpr double kMaxPlanFloats = 4294967296.0;
 
 // numThreads >= 1. The shape must have passed core::inferShape.
 CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::DataType dtype, int numThreads);
 
 // Bytes of workspace for the plan: totalFloats * 4 plus slack for aligning the base pointer.
-inline size_t planBytes(const CpuPlan& plan) { return static_cast<size_t>(plan.totalFloats) * 4 + 64; }
+// SIZE_MAX when the plan was refused (no allocation can satisfy it).
+inline size_t planBytes(const CpuPlan& plan) {
+    return plan.totalFloats < 0 ? SIZE_MAX : static_cast<size_t>(plan.totalFloats) * 4 + 64;
+}
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -196,6 +196,9 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
         if (!st.ok) return st;
         const int threads = resolveThreads(numThreads);
         const CpuPlan plan = cpu::makeCpuPlan(params.shape, params.attrs.separable != 0, params.dtype, threads);
+        if (plan.totalFloats < 0)
+            return Status::error("runCpu: shape too large for the CPU kernel (its truncated-DFT tables and buffers "
+                                 "would exceed 16 GiB; they grow like spatial size x kept modes per axis)");
         const size_t needed = cpuWorkspaceBytes(params.shape, threads);
         if (!workspace || workspaceBytes < needed)
             return Status::error("runCpu: workspace too small (" + std::to_string(workspaceBytes) + " bytes given, " +

@@ -242,6 +242,23 @@ bool errorCases() {
     core::SpectralConvParams badBias = params;
     badBias.shape.hasBias = true;
     expectError("bias missing", core::runCpu(badBias, ws.data(), bytes, 2));
+    {  // 1D, 2^30 samples, every mode kept: the tables alone would be ~2^62 bytes
+        core::SpectralConvAttrs big;
+        big.rank = 1;
+        big.modesLow[0] = (1 << 29) + 1;
+        core::SpectralConvShape bigShape;
+        const int64_t bx[] = {1, 1, int64_t{1} << 30}, bw[] = {1, 1, (int64_t{1} << 29) + 1, 2};
+        if (core::inferShape(big, bx, 3, bw, 4, nullptr, 0, &bigShape).ok) {
+            core::SpectralConvParams bp = params;
+            bp.attrs = big;
+            bp.shape = bigShape;
+            const size_t bigBytes = core::cpuWorkspaceBytes(bigShape, 2);
+            std::printf("%s error case: %-26s -> workspace bytes %s\n", bigBytes == SIZE_MAX ? "ok  " : "FAIL",
+                        "huge tables", bigBytes == SIZE_MAX ? "SIZE_MAX" : std::to_string(bigBytes).c_str());
+            ok = ok && bigBytes == SIZE_MAX;
+            expectError("huge tables", core::runCpu(bp, ws.data(), bytes, 2));
+        }
+    }
     const core::Status good = core::runCpu(params, ws.data(), bytes, 2);
     std::printf("%s error case: %-26s -> %s\n", good.ok ? "ok  " : "FAIL", "valid call", good.ok ? "accepted" : good.message.c_str());
     return ok && good.ok;
