@@ -58,14 +58,17 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
 
             // coordinates of this thread's rows and running twiddle indices (f(kl) * a) mod S
             // (r1: index at leading-2 mode 0, whose frequency is S-K when p == 0)
-            int c0[kTile], c1[kTile], i0[kTile], i1[kTile], r1[kTile];
+            // (s0 / s1: index at the first high-block mode, where the frequency jumps from p-1 to S-K+p)
+            int c0[kTile], c1[kTile], i0[kTile], i1[kTile], r1[kTile], s0[kTile], s1[kTile];
 #pragma unroll
             for (int i = 0; i < kTile; ++i) {
                 const int a = min(rowBegin + rr[i], g.A - 1);
                 c0[i] = LEAD == 2 ? a / g.S[1] : a;
                 c1[i] = LEAD == 2 ? a - c0[i] * g.S[1] : 0;
                 i0[i] = LEAD >= 1 ? mulMod(leadFreq(0, g.p[0], g.K[0], g.S[0]), c0[i], g.S[0]) : 0;
+                s0[i] = LEAD >= 1 ? mulMod(g.S[0] - g.K[0] + g.p[0], c0[i], g.S[0]) : 0;
                 r1[i] = LEAD == 2 ? mulMod(leadFreq(0, g.p[1], g.K[1], g.S[1]), c1[i], g.S[1]) : 0;
+                s1[i] = LEAD == 2 ? mulMod(g.S[1] - g.K[1] + g.p[1], c1[i], g.S[1]) : 0;
                 i1[i] = r1[i];
             }
             int m0 = 0, m1 = 0;  // leading mode indices of kl (uniform)
@@ -98,8 +101,7 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
                         ++m0;
 #pragma unroll
                         for (int i = 0; i < kTile; ++i)
-                            i0[i] = (m0 == g.p[0]) ? mulMod(g.S[0] - g.K[0] + m0, c0[i], g.S[0])
-                                                   : addMod(i0[i], c0[i], g.S[0]);
+                            i0[i] = (m0 == g.p[0]) ? s0[i] : addMod(i0[i], c0[i], g.S[0]);
                     } else if (LEAD == 2) {
                         if (++m1 == g.K[1]) {
                             m1 = 0;
@@ -107,14 +109,12 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
 #pragma unroll
                             for (int i = 0; i < kTile; ++i) {
                                 i1[i] = r1[i];
-                                i0[i] = (m0 == g.p[0]) ? mulMod(g.S[0] - g.K[0] + m0, c0[i], g.S[0])
-                                                       : addMod(i0[i], c0[i], g.S[0]);
+                                i0[i] = (m0 == g.p[0]) ? s0[i] : addMod(i0[i], c0[i], g.S[0]);
                             }
                         } else {
 #pragma unroll
                             for (int i = 0; i < kTile; ++i)
-                                i1[i] = (m1 == g.p[1]) ? mulMod(g.S[1] - g.K[1] + m1, c1[i], g.S[1])
-                                                       : addMod(i1[i], c1[i], g.S[1]);
+                                i1[i] = (m1 == g.p[1]) ? s1[i] : addMod(i1[i], c1[i], g.S[1]);
                         }
                     }
                 }
