@@ -31,102 +31,165 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
     const float2* Y = specOut + static_cast<size_t>(plane) * g.Kall;
 
     // ---- (a) Z = leading-axis inverse of Y at rows rowBegin .. rowBegin + nrows - 1 ----
-    const bool single = g.iKlChunk >= g.KL;
-    auto stageY = [&](int klBase, int klc) {
-        const float2* src = Y + static_cast<size_t>(klBase) * kd;
-        for (int e = tid; e < klc * kd; e += blockDim.x) ys[e] = src[e];
-    };
-    if (single) {
-        stageY(0, g.KL);
-        __syncthreads();
-    }
     const int zg = tid % g.iGk3;
     const int rg = tid / g.iGk3;
     const int grz = kThreads / g.iGk3;
-    for (int kBase = 0; kBase < kd; kBase += kTile * g.iGk3) {
-        for (int rBase = 0; rBase < nrows; rBase += kTile * grz) {
-            int kk[kTile], rr[kTile];
+    if (LEAD == 1 && g.pairLead) {
+        // Frequencies +f and -f share one twiddle: Y(+f) e^{i t} + Y(-f) e^{-i t} = P cos t + M sin t with
+        // P = Y(+f) + Y(-f), M = i (Y(+f) - Y(-f)): half the multiply-adds, no low/high seam.
+        const int G = g.pairSlots, p = g.p[0], K = g.K[0], q = K - p;
+        float2* P = ys;
+        float2* M = ys + static_cast<size_t>(G) * kd;
+        for (int e = tid; e < G * kd; e += kThreads) {
+            const int f = e / kd, k = e - f * kd;
+            const float2 yp = f < p ? Y[static_cast<size_t>(f) * kd + k] : make_float2(0.f, 0.f);
+            const float2 ym = (f >= 1 && f <= q) ? Y[static_cast<size_t>(K - f) * kd + k] : make_float2(0.f, 0.f);
+            P[e] = make_float2(yp.x + ym.x, yp.y + ym.y);
+            M[e] = make_float2(ym.y - yp.y, yp.x - ym.x);
+        }
+        __syncthreads();
+        for (int kBase = 0; kBase < kd; kBase += kTile * g.iGk3) {
+            for (int rBase = 0; rBase < nrows; rBase += kTile * grz) {
+                int kk[kTile], rr[kTile], step[kTile], idx[kTile];
 #pragma unroll
-            for (int j = 0; j < kTile; ++j) kk[j] = kBase + zg + g.iGk3 * j;
+                for (int j = 0; j < kTile; ++j) kk[j] = min(kBase + zg + g.iGk3 * j, kd - 1);
 #pragma unroll
-            for (int i = 0; i < kTile; ++i) rr[i] = rBase + rg + grz * i;
-            float2 acc[kTile][kTile];
+                for (int i = 0; i < kTile; ++i) {
+                    rr[i] = rBase + rg + grz * i;
+                    step[i] = min(rowBegin + rr[i], g.A - 1);  // row coordinate a: index (f * a) mod S
+                    idx[i] = 0;
+                }
+                float2 acc[kTile][kTile];
 #pragma unroll
-            for (int i = 0; i < kTile; ++i)
+                for (int i = 0; i < kTile; ++i)
 #pragma unroll
-                for (int j = 0; j < kTile; ++j) acc[i][j] = make_float2(0.f, 0.f);
+                    for (int j = 0; j < kTile; ++j) acc[i][j] = make_float2(0.f, 0.f);
+                for (int f = 0; f < G; ++f) {
+                    float2 pv[kTile], mv[kTile];
+#pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        pv[j] = P[f * kd + kk[j]];
+                        mv[j] = M[f * kd + kk[j]];
+                    }
+#pragma unroll
+                    for (int i = 0; i < kTile; ++i) {
+                        const float2 w = tw0(idx[i], g.S[0]);
+                        idx[i] = addMod(idx[i], step[i], g.S[0]);
+#pragma unroll
+                        for (int j = 0; j < kTile; ++j) {
+                            acc[i][j].x = fmaf(pv[j].x, w.x, fmaf(mv[j].x, w.y, acc[i][j].x));
+                            acc[i][j].y = fmaf(pv[j].y, w.x, fmaf(mv[j].y, w.y, acc[i][j].y));
+                        }
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < kTile; ++i) {
+                    if (rr[i] >= nrows) continue;
+#pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        const int k = kBase + zg + g.iGk3 * j;
+                        if (k >= kd) continue;
+                        const float c = (k == 0 || 2 * k == Sd) ? g.scale : 2.f * g.scale;
+                        zs[rr[i] * kd + k] = make_float2(acc[i][j].x * c, acc[i][j].y * c);
+                    }
+                }
+            }
+        }
+    } else {
+        const bool single = g.iKlChunk >= g.KL;
+        auto stageY = [&](int klBase, int klc) {
+            const float2* src = Y + static_cast<size_t>(klBase) * kd;
+            for (int e = tid; e < klc * kd; e += blockDim.x) ys[e] = src[e];
+        };
+        if (single) {
+            stageY(0, g.KL);
+            __syncthreads();
+        }
+        for (int kBase = 0; kBase < kd; kBase += kTile * g.iGk3) {
+            for (int rBase = 0; rBase < nrows; rBase += kTile * grz) {
+                int kk[kTile], rr[kTile];
+    #pragma unroll
+                for (int j = 0; j < kTile; ++j) kk[j] = kBase + zg + g.iGk3 * j;
+    #pragma unroll
+                for (int i = 0; i < kTile; ++i) rr[i] = rBase + rg + grz * i;
+                float2 acc[kTile][kTile];
+    #pragma unroll
+                for (int i = 0; i < kTile; ++i)
+    #pragma unroll
+                    for (int j = 0; j < kTile; ++j) acc[i][j] = make_float2(0.f, 0.f);
 
-            // coordinates of this thread's rows and running twiddle indices (f(kl) * a) mod S
-            // (r1: index at leading-2 mode 0, whose frequency is S-K when p == 0)
-            // (s0 / s1: index at the first high-block mode, where the frequency jumps from p-1 to S-K+p)
-            int c0[kTile], c1[kTile], i0[kTile], i1[kTile], r1[kTile], s0[kTile], s1[kTile];
-#pragma unroll
-            for (int i = 0; i < kTile; ++i) {
-                const int a = min(rowBegin + rr[i], g.A - 1);
-                c0[i] = LEAD == 2 ? a / g.S[1] : a;
-                c1[i] = LEAD == 2 ? a - c0[i] * g.S[1] : 0;
-                i0[i] = LEAD >= 1 ? mulMod(leadFreq(0, g.p[0], g.K[0], g.S[0]), c0[i], g.S[0]) : 0;
-                s0[i] = LEAD >= 1 ? mulMod(g.S[0] - g.K[0] + g.p[0], c0[i], g.S[0]) : 0;
-                r1[i] = LEAD == 2 ? mulMod(leadFreq(0, g.p[1], g.K[1], g.S[1]), c1[i], g.S[1]) : 0;
-                s1[i] = LEAD == 2 ? mulMod(g.S[1] - g.K[1] + g.p[1], c1[i], g.S[1]) : 0;
-                i1[i] = r1[i];
-            }
-            int m0 = 0, m1 = 0;  // leading mode indices of kl (uniform)
-            for (int klBase = 0; klBase < g.KL; klBase += g.iKlChunk) {
-                const int klc = min(g.iKlChunk, g.KL - klBase);
-                if (!single) {
-                    __syncthreads();
-                    stageY(klBase, klc);
-                    __syncthreads();
+                // coordinates of this thread's rows and running twiddle indices (f(kl) * a) mod S
+                // (r1: index at leading-2 mode 0, whose frequency is S-K when p == 0)
+                // (s0 / s1: index at the first high-block mode, where the frequency jumps from p-1 to S-K+p)
+                int c0[kTile], c1[kTile], i0[kTile], i1[kTile], r1[kTile], s0[kTile], s1[kTile];
+    #pragma unroll
+                for (int i = 0; i < kTile; ++i) {
+                    const int a = min(rowBegin + rr[i], g.A - 1);
+                    c0[i] = LEAD == 2 ? a / g.S[1] : a;
+                    c1[i] = LEAD == 2 ? a - c0[i] * g.S[1] : 0;
+                    i0[i] = LEAD >= 1 ? mulMod(leadFreq(0, g.p[0], g.K[0], g.S[0]), c0[i], g.S[0]) : 0;
+                    s0[i] = LEAD >= 1 ? mulMod(g.S[0] - g.K[0] + g.p[0], c0[i], g.S[0]) : 0;
+                    r1[i] = LEAD == 2 ? mulMod(leadFreq(0, g.p[1], g.K[1], g.S[1]), c1[i], g.S[1]) : 0;
+                    s1[i] = LEAD == 2 ? mulMod(g.S[1] - g.K[1] + g.p[1], c1[i], g.S[1]) : 0;
+                    i1[i] = r1[i];
                 }
-                for (int kl = 0; kl < klc; ++kl) {
-                    float2 yv[kTile];
-#pragma unroll
-                    for (int j = 0; j < kTile; ++j)
-                        yv[j] = kk[j] < kd ? ys[kl * kd + kk[j]] : make_float2(0.f, 0.f);
-                    if constexpr (LEAD == 0) {
-#pragma unroll
-                        for (int j = 0; j < kTile; ++j) acc[0][j] = yv[j];
-                    } else {
-#pragma unroll
-                        for (int i = 0; i < kTile; ++i) {
-                            float2 w = tw0(i0[i], g.S[0]);
-                            if (LEAD == 2) w = cmul(w, tw1(i1[i], g.S[1]));
-#pragma unroll
-                            for (int j = 0; j < kTile; ++j) cmac(acc[i][j], yv[j], w);
-                        }
+                int m0 = 0, m1 = 0;  // leading mode indices of kl (uniform)
+                for (int klBase = 0; klBase < g.KL; klBase += g.iKlChunk) {
+                    const int klc = min(g.iKlChunk, g.KL - klBase);
+                    if (!single) {
+                        __syncthreads();
+                        stageY(klBase, klc);
+                        __syncthreads();
                     }
-                    // advance to the next kl: the frequency steps by one except at the low/high block seam
-                    if (LEAD == 1) {
-                        ++m0;
-#pragma unroll
-                        for (int i = 0; i < kTile; ++i)
-                            i0[i] = (m0 == g.p[0]) ? s0[i] : addMod(i0[i], c0[i], g.S[0]);
-                    } else if (LEAD == 2) {
-                        if (++m1 == g.K[1]) {
-                            m1 = 0;
-                            ++m0;
-#pragma unroll
-                            for (int i = 0; i < kTile; ++i) {
-                                i1[i] = r1[i];
-                                i0[i] = (m0 == g.p[0]) ? s0[i] : addMod(i0[i], c0[i], g.S[0]);
-                            }
+                    for (int kl = 0; kl < klc; ++kl) {
+                        float2 yv[kTile];
+    #pragma unroll
+                        for (int j = 0; j < kTile; ++j)
+                            yv[j] = kk[j] < kd ? ys[kl * kd + kk[j]] : make_float2(0.f, 0.f);
+                        if constexpr (LEAD == 0) {
+    #pragma unroll
+                            for (int j = 0; j < kTile; ++j) acc[0][j] = yv[j];
                         } else {
-#pragma unroll
+    #pragma unroll
+                            for (int i = 0; i < kTile; ++i) {
+                                float2 w = tw0(i0[i], g.S[0]);
+                                if (LEAD == 2) w = cmul(w, tw1(i1[i], g.S[1]));
+    #pragma unroll
+                                for (int j = 0; j < kTile; ++j) cmac(acc[i][j], yv[j], w);
+                            }
+                        }
+                        // advance to the next kl: the frequency steps by one except at the low/high block seam
+                        if (LEAD == 1) {
+                            ++m0;
+    #pragma unroll
                             for (int i = 0; i < kTile; ++i)
-                                i1[i] = (m1 == g.p[1]) ? s1[i] : addMod(i1[i], c1[i], g.S[1]);
+                                i0[i] = (m0 == g.p[0]) ? s0[i] : addMod(i0[i], c0[i], g.S[0]);
+                        } else if (LEAD == 2) {
+                            if (++m1 == g.K[1]) {
+                                m1 = 0;
+                                ++m0;
+    #pragma unroll
+                                for (int i = 0; i < kTile; ++i) {
+                                    i1[i] = r1[i];
+                                    i0[i] = (m0 == g.p[0]) ? s0[i] : addMod(i0[i], c0[i], g.S[0]);
+                                }
+                            } else {
+    #pragma unroll
+                                for (int i = 0; i < kTile; ++i)
+                                    i1[i] = (m1 == g.p[1]) ? s1[i] : addMod(i1[i], c1[i], g.S[1]);
+                            }
                         }
                     }
                 }
-            }
-#pragma unroll
-            for (int i = 0; i < kTile; ++i) {
-                if (rr[i] >= nrows || (LEAD == 0 && i > 0)) continue;
-#pragma unroll
-                for (int j = 0; j < kTile; ++j) {
-                    if (kk[j] >= kd) continue;
-                    const float c = (kk[j] == 0 || 2 * kk[j] == Sd) ? g.scale : 2.f * g.scale;
-                    zs[rr[i] * kd + kk[j]] = make_float2(acc[i][j].x * c, acc[i][j].y * c);
+    #pragma unroll
+                for (int i = 0; i < kTile; ++i) {
+                    if (rr[i] >= nrows || (LEAD == 0 && i > 0)) continue;
+    #pragma unroll
+                    for (int j = 0; j < kTile; ++j) {
+                        if (kk[j] >= kd) continue;
+                        const float c = (kk[j] == 0 || 2 * kk[j] == Sd) ? g.scale : 2.f * g.scale;
+                        zs[rr[i] * kd + kk[j]] = make_float2(acc[i][j].x * c, acc[i][j].y * c);
+                    }
                 }
             }
         }

@@ -91,6 +91,16 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     while (g.iRows > 1 && invSmem(g.twTables, g.iKlChunk, g.iRows) > kSmemBudget) g.iRows = std::max(1, g.iRows / 2);
     plan.fwdSmem = fwdSmem(g.twTables, g.fRows);
     plan.invSmem = invSmem(g.twTables, g.iKlChunk, g.iRows);
+    // d == 2 with the whole spectrum staged: the paired inverse needs 2 * pairSlots rows instead of KL
+    if (g.lead == 1 && g.twTables && g.iKlChunk == g.KL) {
+        const int p = attrs ? attrs->modesLow[0] : g.K[0];
+        g.pairSlots = std::max(p, g.K[0] - p + 1);
+        const size_t pairedSmem = invSmem(true, 2 * g.pairSlots, g.iRows);
+        if (pairedSmem <= kSmemBudget) {
+            g.pairLead = 1;
+            plan.invSmem = std::max(plan.invSmem, pairedSmem);
+        }
+    }
     if (plan.fwdSmem > kSmemBudget || plan.invSmem > kSmemBudget) {
         plan.supported = false;
         plan.whyNot = "the last spatial axis is too long for the CUDA kernel (one row and its kept modes must fit in 96 KB of shared memory)";

@@ -46,6 +46,8 @@ struct Geometry {
     int iGk3 = 1;          // k-groups for the leading-axis inverse
     int iRows = 1;         // output rows per block
     int iKlChunk = 1;      // leading modes staged in shared memory at once
+    int pairLead = 0;      // d == 2: inverse pairs frequencies +f / -f (P/M tables, pairSlots x kd each)
+    int pairSlots = 0;     // max(p, q + 1): slots f = 0.. of the paired table
     int twTables = 1;      // 1: twiddle tables in shared memory, 0: computed on the fly (huge axes)
 
     // mixing kernel: grid ceil(Kall/32) * ceil(Cout/16); stages mixBatch x mixIn spectra per step
