@@ -44,7 +44,7 @@ def card(name: str) -> str:
     fmt = dict(r, h=r["size"] - 1, stride=r.get("fine", r["size"]) // r["size"])
     size_kb = (CHECKPOINTS / name / "model.pt").stat().st_size / 1024
     grid = "x".join([str(r["size"])] * len(fno["n_modes"]))
-    per_sample = ", ".join(f"{e:.4f}" for e in t["check_rel_l2"])
+    per_sample = ", ".join(f"{e:.5f}" for e in t["check_rel_l2"])
     return f"""# `{name}`: {p['title']}
 
 Bundled checkpoint: `python/turbofno/zoo/checkpoints/{name}/` (`model.pt`: fp32 state_dict, {size_kb:.0f} KiB;
@@ -74,9 +74,9 @@ loss: relative L2 in physical units, torch seed {tr['seed']}; {tr['n_train']} sa
 ## Test error against the solver
 | | relative L2 |
 |---|---|
-| mean over the {t['n']} test samples | **{t['rel_l2_mean']:.4f}** |
-| max over the {t['n']} test samples | {t['rel_l2_max']:.4f} |
-| mean over test samples 0..{t['check_n'] - 1} (re-checked by `tests/python/test_models.py`) | {t['check_rel_l2_mean']:.4f} |
+| mean over the {t['n']} test samples | **{t["rel_l2_mean"]:.5f}** |
+| max over the {t['n']} test samples | {t["rel_l2_max"]:.5f} |
+| mean over test samples 0..{t['check_n'] - 1} (re-checked by `tests/python/test_models.py`) | {t["check_rel_l2_mean"]:.5f} |
 
 Per sample 0..{t['check_n'] - 1}: {per_sample}.
 
