@@ -312,7 +312,9 @@ __global__ void __launch_bounds__(kThreads) spectralInverseKernel(Geometry g, co
     float2* tabd = tab1 + (LEAD >= 2 ? g.S[1] : 0);
     float2* ctw = tabd + g.Sd;
     float2* ys = g.twTables ? ctw + static_cast<size_t>(g.kd) * 64 : base;
-    float2* zs = ys + static_cast<size_t>(g.iKlChunk) * g.kd;
+    // ys holds iKlChunk staged rows of Y, or the 2 * pairSlots rows of the paired P / M tables
+    const int ysRows = g.pairLead ? max(g.iKlChunk, 2 * g.pairSlots) : g.iKlChunk;
+    float2* zs = ys + static_cast<size_t>(ysRows) * g.kd;
     if (g.twTables) {
         if (LEAD >= 1) fillTwiddleTable(tab0, g.S[0]);
         if (LEAD >= 2) fillTwiddleTable(tab1, g.S[1]);

@@ -21,7 +21,6 @@ constexpr int kMixThreads = 256;
 constexpr int kMixOut = 2;                                  // output channels per thread
 constexpr int kMixOutPerBlock = kMixOut * (kMixThreads / 32);
 constexpr int kMixMaxBatch = 8;                             // register accumulators per output
-constexpr int kMixPre = 8;                                  // weight prefetch block (input channels)
 
 template <typename T>
 __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, const float2* __restrict__ specIn,
@@ -91,38 +90,19 @@ __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, 
                 xs[(b * g.mixIn + ii) * 32 + l] = v;
             }
             __syncthreads();
-            // weights in blocks of kMixPre channels; block b+1 is loaded before block b's arithmetic
             const T* wp = w + ((static_cast<size_t>(i0) * g.Cout + o0) * K + m) * 2;
             const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
-            auto loadBlock = [&](float2 (&dst)[kMixPre][kMixOut], int ii0) {
+#pragma unroll 8
+            for (int ii = 0; ii < ni; ++ii, wp += wStep) {
+                const float2 w0 = oOk0 ? loadComplex<T>(wp) : make_float2(0.f, 0.f);
+                const float2 w1 = oOk1 ? loadComplex<T>(wp + K * 2) : make_float2(0.f, 0.f);
 #pragma unroll
-                for (int u = 0; u < kMixPre; ++u) {
-                    const bool ok = ii0 + u < ni;
-                    const T* q = wp + static_cast<size_t>(ii0 + u) * wStep;
-                    dst[u][0] = (ok && oOk0) ? loadComplex<T>(q) : make_float2(0.f, 0.f);
-                    dst[u][1] = (ok && oOk1) ? loadComplex<T>(q + K * 2) : make_float2(0.f, 0.f);
-                }
-            };
-            float2 wa[kMixPre][kMixOut], wb[kMixPre][kMixOut];
-            loadBlock(wa, 0);
-            for (int ii0 = 0; ii0 < ni; ii0 += kMixPre) {
-                loadBlock(wb, ii0 + kMixPre);  // out-of-range channels load nothing
-#pragma unroll
-                for (int u = 0; u < kMixPre; ++u) {
-                    const int ii = min(ii0 + u, ni - 1);  // past ni the weights are zero
-#pragma unroll
-                    for (int b = 0; b < kMixMaxBatch; ++b) {
-                        if (b < nb) {
-                            const float2 xv = xs[(b * g.mixIn + ii) * 32 + lane];
-                            cmac(acc[b][0], xv, wa[u][0]);
-                            cmac(acc[b][1], xv, wa[u][1]);
-                        }
+                for (int b = 0; b < kMixMaxBatch; ++b) {
+                    if (b < nb) {
+                        const float2 xv = xs[(b * g.mixIn + ii) * 32 + lane];
+                        cmac(acc[b][0], xv, w0);
+                        cmac(acc[b][1], xv, w1);
                     }
-                }
-#pragma unroll
-                for (int u = 0; u < kMixPre; ++u) {
-                    wa[u][0] = wb[u][0];
-                    wa[u][1] = wb[u][1];
                 }
             }
         }
