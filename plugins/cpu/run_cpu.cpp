@@ -8,6 +8,10 @@
 #include <string>
 #include <thread>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include "convert.h"
 #include "kernels.h"
 #include "plan.h"
@@ -180,6 +184,11 @@ int defaultCpuThreads() {
         const long v = std::strtol(env, &end, 10);
         if (end != env && *end == '\0' && v > 0) return static_cast<int>(std::min<long>(v, 1024));
     }
+#if defined(__linux__)
+    // CPUs this process may run on (taskset / container cpusets), not all CPUs of the machine.
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return std::min(CPU_COUNT(&set), 1024);
+#endif
     const unsigned hw = std::thread::hardware_concurrency();
     return hw == 0 ? 1 : static_cast<int>(std::min<unsigned>(hw, 1024));
 }

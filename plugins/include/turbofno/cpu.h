@@ -10,7 +10,8 @@ namespace core {
 
 // Runs the layer on the host. `params` must come from a successful inferShape. `workspace` must
 // hold cpuWorkspaceBytes(params.shape, numThreads) bytes (may be null when that is 0).
-// numThreads <= 0 means: TURBOFNO_NUM_THREADS if set, else std::thread::hardware_concurrency().
+// numThreads <= 0 means: TURBOFNO_NUM_THREADS if set, else the CPUs this process may run on
+// (sched_getaffinity on Linux, else std::thread::hardware_concurrency()).
 Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspaceBytes, int numThreads);
 
 // The thread count runCpu uses for numThreads <= 0 (so adapters can size the workspace).
