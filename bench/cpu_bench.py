@@ -127,6 +127,10 @@ def bench_shape(shape: dict, threads: int, warmup: int, reps: int, lib: str, see
     }
 
 
+def _fmt_load(load) -> str:
+    return "/".join(f"{v:.1f}" for v in load) if load else "n/a"
+
+
 def write_results(results: list[dict], meta: dict, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"cpu-{meta['date'][:10]}-t{meta['threads']}" + ("-quick" if meta["quick"] else "")
@@ -138,9 +142,14 @@ def write_results(results: list[dict], meta: dict, out_dir: Path) -> tuple[Path,
         f"CPU: {meta['cpu']}; threads: {meta['threads']}; commit {meta['commit']}; torch {meta['torch']}, "
         f"onnxruntime {meta['onnxruntime']}; median of {meta['reps']} runs after {meta['warmup']} warm-up.",
         "",
+        f"Load average (1/5/15 min) at start {_fmt_load(meta.get('loadavg_start'))}, "
+        f"at end {_fmt_load(meta.get('loadavg_end'))}: anything well above 0 means other work shared the CPUs.",
+        "",
         "| shape (NxCxHxW, modes) | PyTorch ms | ours ms | PyTorch / ours | ours GFLOP/s | ours GB/s | rel-L2 vs PyTorch |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
+    if meta.get("note"):
+        lines[2:2] = [f"Note: {meta['note']}", ""]
     for r in results:
         lines.append(f"| {r['shape']} | {r['torch_ms']:.2f} | {r['ours_ms']:.2f} | {r['speedup']:.1f}x | "
                      f"{r['ours_gflops']:.0f} | {r['ours_gbytes_per_s']:.1f} | {r['rel_l2_vs_torch']:.1e} |")
@@ -158,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--lib", default=None, help="libturbofno_ort path (default: turbofno.get_library_path())")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--note", default="", help="free text stored with the results (e.g. machine state)")
     args = parser.parse_args(argv)
     if args.threads < 1:
         parser.error("--threads must be >= 1")
@@ -180,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         "commit": git_commit(), "torch": torch.__version__, "onnxruntime": ort.__version__,
         "python": platform.python_version(), "library": lib, "reps": reps, "warmup": warmup, "quick": args.quick,
         "cpu_isa_cap": os.environ.get("TURBOFNO_CPU_ISA", "auto"),
+        "loadavg_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "note": args.note,
     }
     print(f"CPU bench: {meta['cpu']}, {args.threads} thread(s), {len(shapes)} shapes, lib {lib}", flush=True)
     results = []
@@ -188,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         r = bench_shape(shape, args.threads, warmup, reps, lib, args.seed + i)
         print(f"  PyTorch {r['torch_ms']:.2f} ms, ours {r['ours_ms']:.2f} ms -> {r['speedup']:.1f}x", flush=True)
         results.append(r)
+    meta["loadavg_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     json_path, md_path = write_results(results, meta, args.out_dir)
     print(md_path.read_text())
     print(f"wrote {json_path} and {md_path}")
