@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "half.h"
+#include "kernels.h"
 #include "turbofno/params.h"
 
 namespace turbofno {
@@ -16,7 +17,7 @@ inline void loadAsFloat(const void* src, core::DataType type, int64_t count, flo
             for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<const float*>(src)[i];
             break;
         case core::DataType::kFloat16:
-            for (int64_t i = 0; i < count; ++i) dst[i] = halfToFloat(s[i]);
+            cpuKernels().halfToFloat(s, count, dst);
             break;
         case core::DataType::kBFloat16:
             for (int64_t i = 0; i < count; ++i) dst[i] = bf16ToFloat(s[i]);
@@ -31,7 +32,7 @@ inline void storeFromFloat(const float* src, core::DataType type, int64_t count,
             for (int64_t i = 0; i < count; ++i) static_cast<float*>(dst)[i] = src[i];
             break;
         case core::DataType::kFloat16:
-            for (int64_t i = 0; i < count; ++i) d[i] = floatToHalf(src[i]);
+            cpuKernels().floatToHalf(src, count, d);
             break;
         case core::DataType::kBFloat16:
             for (int64_t i = 0; i < count; ++i) d[i] = floatToBf16(src[i]);

@@ -22,10 +22,16 @@ constexpr int kMaxMacRows = 4;
 using ComplexMacFn = void (*)(float* y, int64_t yStride, const float* const* x, int64_t xStride,
                               const float* const* w, int rows, int64_t batch, int64_t count);
 
+// IEEE fp16 <-> fp32 arrays (round to nearest even on the way back).
+using HalfToFloatFn = void (*)(const uint16_t* src, int64_t count, float* dst);
+using FloatToHalfFn = void (*)(const float* src, int64_t count, uint16_t* dst);
+
 struct CpuKernels {
     const char* name;  // "avx512", "avx2" or "portable"
     SgemmFn sgemm;
     ComplexMacFn complexMac;
+    HalfToFloatFn halfToFloat;
+    FloatToHalfFn floatToHalf;
 };
 
 CpuKernels portableKernels();

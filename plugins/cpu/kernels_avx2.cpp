@@ -1,4 +1,4 @@
-// AVX2 + FMA kernels (x86-64 CPUs without AVX-512). Same structure as kernels_avx512.cpp with
+// AVX2 + FMA + F16C kernels (x86-64 CPUs without AVX-512). Same structure as kernels_avx512.cpp with
 // 8-wide vectors; every function carries its own target attribute.
 #if defined(__x86_64__) || defined(_M_X64)
 
@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "half.h"
 #include "kernels.h"
 
-#define TFNO_AVX2 __attribute__((target("avx2,fma")))
+#define TFNO_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 namespace turbofno {
 namespace cpu {
@@ -167,9 +168,24 @@ TFNO_AVX2 void complexMacAvx2(float* y, int64_t yStride, const float* const* x, 
     }
 }
 
+TFNO_AVX2 void halfToFloatAvx2(const uint16_t* src, int64_t count, float* dst) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    for (; i < count; ++i) dst[i] = halfToFloat(src[i]);
+}
+
+TFNO_AVX2 void floatToHalfAvx2(const float* src, int64_t count, uint16_t* dst) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < count; ++i) dst[i] = floatToHalf(src[i]);
+}
+
 }  // namespace
 
-CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2}; }
+CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2}; }
 
 }  // namespace cpu
 }  // namespace turbofno

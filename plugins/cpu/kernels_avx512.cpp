@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "half.h"
 #include "kernels.h"
 
 #define TFNO_AVX512 __attribute__((target("avx512f,avx2,fma")))
@@ -159,9 +160,27 @@ TFNO_AVX512 void complexMacAvx512(float* y, int64_t yStride, const float* const*
     }
 }
 
+// F16C-style conversions (AVX-512F has the 16-wide forms); scalar tails.
+TFNO_AVX512 void halfToFloatAvx512(const uint16_t* src, int64_t count, float* dst) {
+    int64_t i = 0;
+    for (; i + 16 <= count; i += 16)
+        _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i))));
+    for (; i < count; ++i) dst[i] = halfToFloat(src[i]);
+}
+
+TFNO_AVX512 void floatToHalfAvx512(const float* src, int64_t count, uint16_t* dst) {
+    int64_t i = 0;
+    for (; i + 16 <= count; i += 16)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                            _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < count; ++i) dst[i] = floatToHalf(src[i]);
+}
+
 }  // namespace
 
-CpuKernels avx512Kernels() { return {"avx512", sgemmAvx512, complexMacAvx512}; }
+CpuKernels avx512Kernels() {
+    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512};
+}
 
 }  // namespace cpu
 }  // namespace turbofno

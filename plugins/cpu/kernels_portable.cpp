@@ -1,4 +1,5 @@
 // Plain C++ kernels: the fallback on any CPU, and the reference the SIMD kernels are tested against.
+#include "half.h"
 #include "kernels.h"
 
 namespace turbofno {
@@ -35,9 +36,19 @@ void complexMacPortable(float* y, int64_t yStride, const float* const* x, int64_
     }
 }
 
+void halfToFloatPortable(const uint16_t* src, int64_t count, float* dst) {
+    for (int64_t i = 0; i < count; ++i) dst[i] = halfToFloat(src[i]);
+}
+
+void floatToHalfPortable(const float* src, int64_t count, uint16_t* dst) {
+    for (int64_t i = 0; i < count; ++i) dst[i] = floatToHalf(src[i]);
+}
+
 }  // namespace
 
-CpuKernels portableKernels() { return {"portable", sgemmPortable, complexMacPortable}; }
+CpuKernels portableKernels() {
+    return {"portable", sgemmPortable, complexMacPortable, halfToFloatPortable, floatToHalfPortable};
+}
 
 }  // namespace cpu
 }  // namespace turbofno

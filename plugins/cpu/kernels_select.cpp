@@ -16,7 +16,9 @@ CpuKernels selectKernels() {
 #if defined(__x86_64__) || defined(_M_X64)
     __builtin_cpu_init();
     if (allow512 && __builtin_cpu_supports("avx512f")) return avx512Kernels();
-    if (allow2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return avx2Kernels();
+    if (allow2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("f16c"))
+        return avx2Kernels();
 #else
     (void)allow2;
 #endif
