@@ -34,8 +34,18 @@ struct CpuKernels {
     FloatToHalfFn floatToHalf;
 };
 
+// SIMD tables: x86-64 with GCC or Clang (per-function target attributes, __builtin_cpu_supports).
+// -DTURBOFNO_CPU_X86_SIMD=0 builds the portable kernels only.
+#ifndef TURBOFNO_CPU_X86_SIMD
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TURBOFNO_CPU_X86_SIMD 1
+#else
+#define TURBOFNO_CPU_X86_SIMD 0
+#endif
+#endif
+
 CpuKernels portableKernels();
-#if defined(__x86_64__) || defined(_M_X64)
+#if TURBOFNO_CPU_X86_SIMD
 CpuKernels avx2Kernels();
 CpuKernels avx512Kernels();
 #endif

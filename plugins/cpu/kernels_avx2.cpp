@@ -1,6 +1,8 @@
 // AVX2 + FMA + F16C kernels (x86-64 CPUs without AVX-512). Same structure as kernels_avx512.cpp with
 // 8-wide vectors; every function carries its own target attribute.
-#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels.h"
+
+#if TURBOFNO_CPU_X86_SIMD
 
 #include <immintrin.h>
 

@@ -1,6 +1,8 @@
 // AVX-512F kernels. Every function carries its own target attribute (no -m flags for this file),
 // so nothing here runs unless cpuKernels() found AVX-512F at run time.
-#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels.h"
+
+#if TURBOFNO_CPU_X86_SIMD
 
 #include <immintrin.h>
 

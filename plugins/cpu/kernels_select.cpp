@@ -13,7 +13,7 @@ CpuKernels selectKernels() {
     const char* cap = std::getenv("TURBOFNO_CPU_ISA");
     const bool allow512 = !cap || std::strcmp(cap, "avx512") == 0;
     const bool allow2 = allow512 || std::strcmp(cap, "avx2") == 0;
-#if defined(__x86_64__) || defined(_M_X64)
+#if TURBOFNO_CPU_X86_SIMD
     __builtin_cpu_init();
     if (allow512 && __builtin_cpu_supports("avx512f")) return avx512Kernels();
     if (allow2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
