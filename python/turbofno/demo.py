@@ -13,8 +13,10 @@ import os
 import pathlib
 import sys
 import time
+import traceback
 
 DEMO_SPLIT = 2  # data splits: 0 train, 1 test, 2 + seed for the demo's fresh samples
+FIELD_NAMES = {"darcy": ("permeability a", "pressure u"), "burgers": ("u(x, 0)", "u(x, {t_end:g})")}  # by solver
 
 
 def add_parser(subparsers) -> None:
@@ -84,7 +86,7 @@ def _pick_device(requested: str) -> tuple[str, list[str]]:
     return "cpu", ["CPUExecutionProvider"]
 
 
-def _plot(path: pathlib.Path, name: str, x, truth, pred, err_torch: float, err_ort: float) -> None:
+def _plot(path: pathlib.Path, name: str, recipe: dict, x, truth, pred, err_torch: float, err_ort: float) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -93,7 +95,9 @@ def _plot(path: pathlib.Path, name: str, x, truth, pred, err_torch: float, err_o
 
     error = pred - truth
     fig, axes = plt.subplots(1, 4, figsize=(17, 4))
-    titles = ["input", "truth (solver)", f"prediction (ORT + TurboFNO), rel-L2 {err_ort:.2%}", "error (prediction - truth)"]
+    x_name, y_name = (n.format(**recipe) for n in FIELD_NAMES.get(recipe["solver"], ("input", "output")))
+    titles = [f"input: {x_name}", f"truth (solver): {y_name}", f"prediction (ORT + TurboFNO), rel-L2 {err_ort:.2%}",
+              "error (prediction - truth)"]
     if x.ndim == 2:
         lim = max(abs(float(error.min())), abs(float(error.max()))) or 1.0
         vmin, vmax = float(truth.min()), float(truth.max())
@@ -125,7 +129,6 @@ def _run_model(name: str, args, device: str, providers: list[str], threads: int)
     import numpy as np
     import torch
 
-    from turbofno import export as export_pkg  # noqa: F401 - fails early with a clear message below
     from turbofno.export import export
     from turbofno.session import make_session
     from turbofno.zoo.checkpoints import Normalizer, load_model, relative_l2
@@ -174,7 +177,7 @@ def _run_model(name: str, args, device: str, providers: list[str], threads: int)
 
     png = args.out / f"{name}.png"
     with _Step(tag, f"plotting to {png}"):
-        _plot(png, name, x_phys[0, 0], truth[0, 0], pred_ort[0, 0], float(err_torch[0]), float(err_ort[0]))
+        _plot(png, name, recipe, x_phys[0, 0], truth[0, 0], pred_ort[0, 0], float(err_torch[0]), float(err_ort[0]))
 
     result = dict(model=name, grid=grid, parameters=int(config.get("parameters", 0)), batch=args.batch,
                   device=device, provider=session.get_providers()[0], threads=threads, spectral_nodes=spectral_nodes,
@@ -247,13 +250,25 @@ def run(args) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"[demo] op library {lib}; device {device}; onnxruntime providers {providers}; {threads} thread(s)", flush=True)
 
-    results = []
+    results, failed = [], []
     for name in names:
-        results.append(_run_model(name, args, device, providers, threads))
+        try:
+            results.append(_run_model(name, args, device, providers, threads))
+        except Exception as err:  # noqa: BLE001 - report, go on with the next model, exit non-zero
+            if os.environ.get("TURBOFNO_DEBUG"):
+                traceback.print_exc()
+            print(f"error: demo of {name!r} failed: {type(err).__name__}: {err} "
+                  "(TURBOFNO_DEBUG=1 shows the traceback)", file=sys.stderr)
+            failed.append(name)
+    if not results:
+        return 1
     summary = args.out / "summary.json"
     summary.write_text(json.dumps(results, indent=2) + "\n")
     print("\n" + _summary_table(results))
     for r in results:
         print(f"plot: {r['plot']}")
     print(f"summary: {summary.resolve()}")
+    if failed:
+        print(f"error: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0

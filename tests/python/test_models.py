@@ -88,3 +88,27 @@ def test_demo_rejects_unknown_model(capsys):
 
     assert main(["demo", "--model", "no-such-model"]) == 2
     assert "unknown model" in capsys.readouterr().err
+
+
+def test_demo_reports_a_missing_op_library(tmp_path, monkeypatch, capsys):
+    from turbofno.cli import main
+
+    monkeypatch.setenv("TURBOFNO_LIB_DIR", str(tmp_path))  # a folder without libturbofno_ort.so
+    assert main(["demo", "--model", "burgers", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "library not found" in err and "pip install ." in err
+
+
+def test_demo_reports_a_broken_checkpoint(tmp_path, monkeypatch, ort_lib, capsys):
+    import shutil
+
+    from turbofno.cli import main
+    from turbofno.zoo import checkpoints
+
+    broken = tmp_path / "ckpt" / "burgers"
+    broken.mkdir(parents=True)
+    shutil.copy(checkpoints.CHECKPOINT_DIR / "burgers" / "config.json", broken / "config.json")
+    (broken / "model.pt").write_bytes(b"not a checkpoint")
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_DIR", tmp_path / "ckpt")
+    assert main(["demo", "--model", "burgers", "--threads", "1", "--out", str(tmp_path / "out")]) == 1
+    assert "demo of 'burgers' failed" in capsys.readouterr().err
