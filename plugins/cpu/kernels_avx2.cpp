@@ -87,8 +87,10 @@ TFNO_AVX2 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const 
 TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
                          float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC) {
     float rowBias[kMr];
-    // Several column panels: copy B into contiguous K x kNr panels (zero-padded) first.
-    const bool pack = N > kNr;
+    // Several column panels of a small B whose row stride is a multiple of 1 KB (rows alias in the
+    // L1 cache): copy B into contiguous K x kNr panels (zero-padded) first. Large B is used in
+    // place (the copy would cost about as much as the product).
+    const bool pack = N > kNr && ldb % 256 == 0 && K * N <= 65536;
     float* packed = nullptr;
     if (pack) {
         const int64_t panels = (N + kNr - 1) / kNr;
@@ -187,7 +189,7 @@ TFNO_AVX2 void floatToHalfAvx2(const float* src, int64_t count, uint16_t* dst) {
 
 }  // namespace
 
-CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2}; }
+CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2, nullptr}; }
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -6,7 +6,8 @@
 
 #include <immintrin.h>
 
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12 false positive inside avx512fintrin.h
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12 false positives inside avx512fintrin.h
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include <algorithm>
 #include <cstdint>
@@ -86,8 +87,10 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
                              int64_t ldb, float* C, int64_t ldc, const float* bias, int64_t rowsPerBias,
                              bool streamC) {
     float rowBias[kMr];
-    // Several column panels: copy B into contiguous K x kNr panels (zero-padded) first.
-    const bool pack = N > kNr;
+    // Several column panels of a small B whose row stride is a multiple of 1 KB (rows alias in the
+    // L1 cache): copy B into contiguous K x kNr panels (zero-padded) first. Large B is used in
+    // place (the copy would cost about as much as the product).
+    const bool pack = N > kNr && ldb % 256 == 0 && K * N <= 65536;
     float* packed = nullptr;
     if (pack) {
         const int64_t panels = (N + kNr - 1) / kNr;
@@ -162,6 +165,66 @@ TFNO_AVX512 void complexMacAvx512(float* y, int64_t yStride, const float* const*
     }
 }
 
+// NB x OB output blocks of 8 complex values, all cin products summed in registers (2 accumulators
+// each, combined as in complexMacRows). Per input channel: OB weight vectors, NB input vectors.
+template <int NB, int OB>
+TFNO_AVX512 inline void mixTile(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
+                                const float* w, int64_t wI, int64_t wO, int64_t cin, __mmask16 m) {
+    __m512 acc1[NB][OB], acc2[NB][OB];
+#pragma GCC unroll 4
+    for (int n = 0; n < NB; ++n)
+#pragma GCC unroll 3
+        for (int o = 0; o < OB; ++o) {
+            acc1[n][o] = _mm512_setzero_ps();
+            acc2[n][o] = _mm512_setzero_ps();
+        }
+    for (int64_t i = 0; i < cin; ++i) {
+        __m512 wv[OB];
+#pragma GCC unroll 3
+        for (int o = 0; o < OB; ++o) wv[o] = _mm512_maskz_loadu_ps(m, w + i * wI + o * wO);
+#pragma GCC unroll 4
+        for (int n = 0; n < NB; ++n) {
+            const __m512 xv = _mm512_maskz_loadu_ps(m, x + n * xN + i * xI);
+            const __m512 xr = _mm512_moveldup_ps(xv), xi = _mm512_movehdup_ps(xv);
+#pragma GCC unroll 3
+            for (int o = 0; o < OB; ++o) {
+                acc1[n][o] = _mm512_fmadd_ps(xr, wv[o], acc1[n][o]);
+                acc2[n][o] = _mm512_fmadd_ps(xi, wv[o], acc2[n][o]);
+            }
+        }
+    }
+    const __m512 ones = _mm512_set1_ps(1.0f);
+#pragma GCC unroll 4
+    for (int n = 0; n < NB; ++n)
+#pragma GCC unroll 3
+        for (int o = 0; o < OB; ++o)
+            _mm512_mask_storeu_ps(y + n * yN + o * yO, m,
+                                  _mm512_fmaddsub_ps(ones, acc1[n][o], _mm512_permute_ps(acc2[n][o], 0xB1)));
+}
+
+template <int NB, int OB>
+TFNO_AVX512 void mixBlockFixed(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
+                               const float* w, int64_t wI, int64_t wO, int64_t cin, int64_t count) {
+    const int64_t n2 = 2 * count;
+    for (int64_t c = 0; c < n2; c += 16)
+        mixTile<NB, OB>(y + c, yN, yO, x + c, xN, xI, w + c, wI, wO, cin, firstLanes(n2 - c));
+}
+
+TFNO_AVX512 void mixBlockAvx512(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
+                                const float* w, int64_t wI, int64_t wO, int64_t cin, int nb, int ob,
+                                int64_t count) {
+#define TFNO_MIX_CASE(NB, OB) \
+    case (NB) * 4 + (OB): mixBlockFixed<NB, OB>(y, yN, yO, x, xN, xI, w, wI, wO, cin, count); break;
+    switch (nb * 4 + ob) {
+        TFNO_MIX_CASE(4, 3) TFNO_MIX_CASE(4, 2) TFNO_MIX_CASE(4, 1)
+        TFNO_MIX_CASE(3, 3) TFNO_MIX_CASE(3, 2) TFNO_MIX_CASE(3, 1)
+        TFNO_MIX_CASE(2, 3) TFNO_MIX_CASE(2, 2) TFNO_MIX_CASE(2, 1)
+        TFNO_MIX_CASE(1, 3) TFNO_MIX_CASE(1, 2) TFNO_MIX_CASE(1, 1)
+        default: break;
+    }
+#undef TFNO_MIX_CASE
+}
+
 // F16C-style conversions (AVX-512F has the 16-wide forms); scalar tails.
 TFNO_AVX512 void halfToFloatAvx512(const uint16_t* src, int64_t count, float* dst) {
     int64_t i = 0;
@@ -181,7 +244,7 @@ TFNO_AVX512 void floatToHalfAvx512(const float* src, int64_t count, uint16_t* ds
 }  // namespace
 
 CpuKernels avx512Kernels() {
-    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512};
+    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512, mixBlockAvx512};
 }
 
 }  // namespace cpu

@@ -370,6 +370,8 @@ int main() {
         {"3d 6x5x7", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f32, 2},
         {"3d 8x6x10 separable Nyquist", 3, 1, 3, 3, {8, 6, 10}, {2, 1, 6}, {2, 1, 0}, true, false, f32, 2},
         {"3d 7x9x12 4->5 ch", 3, 2, 4, 5, {7, 9, 12}, {3, 2, 4}, {2, 3, 0}, false, true, f32, 3},
+        {"2d batch 10 (blocked mixing)", 2, 10, 5, 7, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 2},
+        {"3d batch 9 (blocked mixing)", 3, 9, 3, 4, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, false, f32, 3},
         {"2d tiny 2x1", 2, 1, 2, 3, {2, 1}, {1, 1}, {1, 0}, false, true, f32, 2},
         {"3d tiny 1x2x2", 3, 2, 2, 2, {1, 2, 2}, {1, 1, 2}, {0, 1, 0}, false, true, f32, 2},
         {"1d S=2 and S=3", 1, 3, 2, 2, {3}, {2}, {0}, false, true, f32, 1},
