@@ -1,6 +1,6 @@
 // C++ microbenchmark of core::runCpu (no ORT): median time per stage and GFLOP/s on the CPU bench
 // shapes (2D, p = q = k = m). Build from the repository root:
-//   g++ -std=c++17 -O3 -Iplugins/include -Iplugins/src plugins/src/validate.cpp plugins/cpu/*.cpp \
+//   g++ -std=c++17 -O3 -Iplugins/include -Iplugins/src plugins/src/validate.cpp plugins/cpu/*.cpp
 //       bench/cpu_microbench.cpp -o cpu_microbench -lpthread
 // Run: cpu_microbench [threads=2] [reps=7] [N C H W m]   (TURBOFNO_BENCH_MIN=1: minimum instead of
 // median, closer to the uncontended time on a shared machine; TURBOFNO_CPU_ISA caps the kernels).

@@ -26,7 +26,7 @@ using ComplexMacFn = void (*)(float* y, int64_t yStride, const float* const* x, 
 //   y[n*yN + o*yO + c] = sum_{i < cin} x[n*xN + i*xI + c] * w[i*wI + o*wO + c]   (overwrites y).
 // nb <= kMixBatchBlock, ob <= kMixOutBlock. nullptr in tables that do not have it.
 constexpr int kMixBatchBlock = 4;
-constexpr int kMixOutBlock = 3;
+constexpr int kMixOutBlock = 4;
 using ComplexMixBlockFn = void (*)(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
                                    const float* w, int64_t wI, int64_t wO, int64_t cin, int nb, int ob,
                                    int64_t count);

@@ -165,41 +165,41 @@ TFNO_AVX512 void complexMacAvx512(float* y, int64_t yStride, const float* const*
     }
 }
 
-// NB x OB output blocks of 8 complex values, all cin products summed in registers (2 accumulators
-// each, combined as in complexMacRows). Per input channel: OB weight vectors, NB input vectors.
+// NB x OB output blocks of 8 complex values, all cin products summed in registers. One
+// accumulator per output: acc += (xr, xr) * (wr, wi) + (xi, xi) * (-wi, wr), the second weight
+// vector formed once per input channel and shared by the NB batches.
 template <int NB, int OB>
 TFNO_AVX512 inline void mixTile(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
                                 const float* w, int64_t wI, int64_t wO, int64_t cin, __mmask16 m) {
-    __m512 acc1[NB][OB], acc2[NB][OB];
+    __m512 acc[NB][OB];
 #pragma GCC unroll 4
     for (int n = 0; n < NB; ++n)
-#pragma GCC unroll 3
-        for (int o = 0; o < OB; ++o) {
-            acc1[n][o] = _mm512_setzero_ps();
-            acc2[n][o] = _mm512_setzero_ps();
-        }
+#pragma GCC unroll 4
+        for (int o = 0; o < OB; ++o) acc[n][o] = _mm512_setzero_ps();
+    const __m512 zero = _mm512_setzero_ps();
     for (int64_t i = 0; i < cin; ++i) {
-        __m512 wv[OB];
-#pragma GCC unroll 3
-        for (int o = 0; o < OB; ++o) wv[o] = _mm512_maskz_loadu_ps(m, w + i * wI + o * wO);
+        __m512 wv[OB], wt[OB];
+#pragma GCC unroll 4
+        for (int o = 0; o < OB; ++o) {
+            wv[o] = _mm512_maskz_loadu_ps(m, w + i * wI + o * wO);
+            const __m512 swapped = _mm512_permute_ps(wv[o], 0xB1);                // (wi, wr)
+            wt[o] = _mm512_mask_sub_ps(swapped, static_cast<__mmask16>(0x5555), zero, swapped);  // (-wi, wr)
+        }
 #pragma GCC unroll 4
         for (int n = 0; n < NB; ++n) {
             const __m512 xv = _mm512_maskz_loadu_ps(m, x + n * xN + i * xI);
             const __m512 xr = _mm512_moveldup_ps(xv), xi = _mm512_movehdup_ps(xv);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
             for (int o = 0; o < OB; ++o) {
-                acc1[n][o] = _mm512_fmadd_ps(xr, wv[o], acc1[n][o]);
-                acc2[n][o] = _mm512_fmadd_ps(xi, wv[o], acc2[n][o]);
+                acc[n][o] = _mm512_fmadd_ps(xr, wv[o], acc[n][o]);
+                acc[n][o] = _mm512_fmadd_ps(xi, wt[o], acc[n][o]);
             }
         }
     }
-    const __m512 ones = _mm512_set1_ps(1.0f);
 #pragma GCC unroll 4
     for (int n = 0; n < NB; ++n)
-#pragma GCC unroll 3
-        for (int o = 0; o < OB; ++o)
-            _mm512_mask_storeu_ps(y + n * yN + o * yO, m,
-                                  _mm512_fmaddsub_ps(ones, acc1[n][o], _mm512_permute_ps(acc2[n][o], 0xB1)));
+#pragma GCC unroll 4
+        for (int o = 0; o < OB; ++o) _mm512_mask_storeu_ps(y + n * yN + o * yO, m, acc[n][o]);
 }
 
 template <int NB, int OB>
@@ -214,12 +214,12 @@ TFNO_AVX512 void mixBlockAvx512(float* y, int64_t yN, int64_t yO, const float* x
                                 const float* w, int64_t wI, int64_t wO, int64_t cin, int nb, int ob,
                                 int64_t count) {
 #define TFNO_MIX_CASE(NB, OB) \
-    case (NB) * 4 + (OB): mixBlockFixed<NB, OB>(y, yN, yO, x, xN, xI, w, wI, wO, cin, count); break;
-    switch (nb * 4 + ob) {
-        TFNO_MIX_CASE(4, 3) TFNO_MIX_CASE(4, 2) TFNO_MIX_CASE(4, 1)
-        TFNO_MIX_CASE(3, 3) TFNO_MIX_CASE(3, 2) TFNO_MIX_CASE(3, 1)
-        TFNO_MIX_CASE(2, 3) TFNO_MIX_CASE(2, 2) TFNO_MIX_CASE(2, 1)
-        TFNO_MIX_CASE(1, 3) TFNO_MIX_CASE(1, 2) TFNO_MIX_CASE(1, 1)
+    case (NB) * 8 + (OB): mixBlockFixed<NB, OB>(y, yN, yO, x, xN, xI, w, wI, wO, cin, count); break;
+    switch (nb * 8 + ob) {
+        TFNO_MIX_CASE(4, 4) TFNO_MIX_CASE(4, 3) TFNO_MIX_CASE(4, 2) TFNO_MIX_CASE(4, 1)
+        TFNO_MIX_CASE(3, 4) TFNO_MIX_CASE(3, 3) TFNO_MIX_CASE(3, 2) TFNO_MIX_CASE(3, 1)
+        TFNO_MIX_CASE(2, 4) TFNO_MIX_CASE(2, 3) TFNO_MIX_CASE(2, 2) TFNO_MIX_CASE(2, 1)
+        TFNO_MIX_CASE(1, 4) TFNO_MIX_CASE(1, 3) TFNO_MIX_CASE(1, 2) TFNO_MIX_CASE(1, 1)
         default: break;
     }
 #undef TFNO_MIX_CASE

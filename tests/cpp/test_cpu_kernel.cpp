@@ -3,7 +3,7 @@
 // with and without bias, fp32 / fp16 / bf16, several thread counts, and bad-input errors.
 // Exit code 0 when every case passes. TURBOFNO_CPU_ISA=portable|avx2|avx512 picks the kernels.
 // Build from the repository root (or link turbofno_core from CMake):
-//   g++ -std=c++17 -O2 -Iplugins/include -Iplugins/src plugins/src/validate.cpp plugins/cpu/*.cpp \
+//   g++ -std=c++17 -O2 -Iplugins/include -Iplugins/src plugins/src/validate.cpp plugins/cpu/*.cpp
 //       tests/cpp/test_cpu_kernel.cpp -o test_cpu_kernel -lpthread
 #include <cmath>
 #include <complex>
