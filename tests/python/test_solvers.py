@@ -87,3 +87,79 @@ def test_burgers_rejects_bad_parameters():
         solve_burgers(np.zeros(64) + 1.0, 1.0, nu=-0.1, dt=1e-3)
     with pytest.raises(ValueError):
         grf_periodic_1d(256, np.random.default_rng(0))  # too coarse for 256 modes
+
+
+# --- 2D Navier-Stokes (vorticity form) -------------------------------------------------------------
+
+def _grid(n: int):
+    t = np.arange(n) / n
+    return np.meshgrid(t, t, indexing="ij")
+
+
+def test_navier_stokes_single_shell_decays_exactly():
+    """Vorticity on one wavenumber shell makes u . grad w vanish: w(t) = w0 exp(-nu |k|^2 t)."""
+    from turbofno.zoo.navier_stokes import solve_navier_stokes
+
+    x, y = _grid(48)  # non-power-of-two grid
+    w0 = np.cos(2 * np.pi * x) + 0.5 * np.sin(2 * np.pi * y)  # both modes have |k| = 2 pi
+    nu = 0.01
+    w = solve_navier_stokes(w0, 1.0, nu, 1e-2)
+    np.testing.assert_allclose(w, w0 * np.exp(-nu * 4 * np.pi**2), atol=1e-10)
+
+
+def test_navier_stokes_forced_from_rest_matches_closed_form():
+    from turbofno.zoo.navier_stokes import kolmogorov_forcing, solve_navier_stokes
+
+    n, nu, t = 40, 1e-3, 5.0
+    f = kolmogorov_forcing(n)  # one shell, |k|^2 = 8 pi^2: w stays parallel to f
+    lam = nu * 8 * np.pi**2
+    w = solve_navier_stokes(np.zeros((n, n)), t, nu, 1e-2, f)
+    np.testing.assert_allclose(w, f * (1 - np.exp(-lam * t)) / lam, atol=1e-10)
+
+
+def test_navier_stokes_velocity_is_divergence_free_and_curl_is_vorticity():
+    from turbofno.zoo.grf import grf_periodic_2d
+    from turbofno.zoo.navier_stokes import velocity
+
+    n = 70
+    w = grf_periodic_2d(n, np.random.default_rng(5))
+    u, v = velocity(w)
+    k = 2 * np.pi * np.fft.fftfreq(n, d=1.0 / n)
+    dx = lambda g: np.real(np.fft.ifft(1j * k[:, None] * np.fft.fft(g, axis=0), axis=0))  # noqa: E731
+    dy = lambda g: np.real(np.fft.ifft(1j * k[None, :] * np.fft.fft(g, axis=1), axis=1))  # noqa: E731
+    assert np.abs(dx(u) + dy(v)).max() < 1e-10
+    np.testing.assert_allclose(dx(v) - dy(u), w - w.mean(), atol=1e-10)
+
+
+def test_navier_stokes_recipe_is_resolved():
+    """The data recipe (64x64, dt 1e-2, nu 1e-3) agrees with 2x finer grid and 2x smaller step."""
+    from turbofno.zoo.grf import grf_periodic_2d
+    from turbofno.zoo.navier_stokes import kolmogorov_forcing, solve_navier_stokes
+
+    rng_seed = [11, 1, 0]
+    base = solve_navier_stokes(grf_periodic_2d(64, np.random.default_rng(rng_seed)), 2.0, 1e-3, 1e-2, kolmogorov_forcing(64))
+    fine = solve_navier_stokes(grf_periodic_2d(128, np.random.default_rng(rng_seed)), 2.0, 1e-3, 5e-3, kolmogorov_forcing(128))
+    assert np.abs(base - fine[::2, ::2]).max() < 1e-8 * np.abs(fine).max()
+
+
+def test_navier_stokes_unforced_energy_decays():
+    from turbofno.zoo.grf import grf_periodic_2d
+    from turbofno.zoo.navier_stokes import solve_navier_stokes, velocity
+
+    w = grf_periodic_2d(64, np.random.default_rng(9)) * 10  # strong enough to be nonlinear
+    energies = []
+    for _ in range(4):
+        u, v = velocity(w)
+        energies.append(float(np.mean(u**2 + v**2)))
+        w = solve_navier_stokes(w, 0.5, 1e-3, 1e-2)
+    assert all(e1 < e0 for e0, e1 in zip(energies, energies[1:]))
+    assert abs(w.mean()) < 1e-12
+
+
+def test_navier_stokes_rejects_bad_input():
+    from turbofno.zoo.navier_stokes import solve_navier_stokes
+
+    with pytest.raises(ValueError):
+        solve_navier_stokes(np.zeros((8, 6)), 1.0, 1e-3, 1e-2)
+    with pytest.raises(ValueError):
+        solve_navier_stokes(np.zeros((8, 8)), 1.0, 0.0, 1e-2)
