@@ -202,27 +202,43 @@ TFNO_AVX512 inline void mixTile(float* y, int64_t yN, int64_t yO, const float* x
         for (int o = 0; o < OB; ++o) _mm512_mask_storeu_ps(y + n * yN + o * yO, m, acc[n][o]);
 }
 
-template <int NB, int OB>
-TFNO_AVX512 void mixBlockFixed(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
-                               const float* w, int64_t wI, int64_t wO, int64_t cin, int64_t count) {
-    const int64_t n2 = 2 * count;
-    for (int64_t c = 0; c < n2; c += 16)
-        mixTile<NB, OB>(y + c, yN, yO, x + c, xN, xI, w + c, wI, wO, cin, firstLanes(n2 - c));
-}
-
 TFNO_AVX512 void mixBlockAvx512(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
-                                const float* w, int64_t wI, int64_t wO, int64_t cin, int nb, int ob,
+                                const float* w, int64_t wI, int64_t wO, int64_t cin, int64_t batch, int64_t outs,
                                 int64_t count) {
+    // Per group of 8 modes: every (output block, batch block) tile. The group's inputs (all
+    // batches) stay in L2 across output blocks, an output block's weights in L1 across batch blocks.
+    const int64_t n2 = 2 * count;
+    float* wTile = gemmPackBuffer(cin * kMixOutBlock * 16);  // 64-byte aligned
+    for (int64_t c = 0; c < n2; c += 16) {
+        const __mmask16 m = firstLanes(n2 - c);
+        for (int64_t o = 0; o < outs; o += kMixOutBlock) {
+            const int ob = static_cast<int>(std::min<int64_t>(kMixOutBlock, outs - o));
+            // Gather this block's weights (strided: one cache line per (i, o), often at a power-of-two
+            // stride that aliases in L1) into a contiguous [cin][kMixOutBlock][16] tile, reused by
+            // every batch block.
+            for (int64_t i = 0; i < cin; ++i)
+                for (int oo = 0; oo < ob; ++oo)
+                    _mm512_store_ps(wTile + (i * kMixOutBlock + oo) * 16,
+                                    _mm512_maskz_loadu_ps(m, w + i * wI + (o + oo) * wO + c));
+            for (int64_t n = 0; n < batch; n += kMixBatchBlock) {
+                const int nb = static_cast<int>(std::min<int64_t>(kMixBatchBlock, batch - n));
+                float* yt = y + n * yN + o * yO + c;
+                const float* xt = x + n * xN + c;
+                const float* wt = wTile;
+                const int64_t tI = kMixOutBlock * 16, tO = 16;
 #define TFNO_MIX_CASE(NB, OB) \
-    case (NB) * 8 + (OB): mixBlockFixed<NB, OB>(y, yN, yO, x, xN, xI, w, wI, wO, cin, count); break;
-    switch (nb * 8 + ob) {
-        TFNO_MIX_CASE(4, 4) TFNO_MIX_CASE(4, 3) TFNO_MIX_CASE(4, 2) TFNO_MIX_CASE(4, 1)
-        TFNO_MIX_CASE(3, 4) TFNO_MIX_CASE(3, 3) TFNO_MIX_CASE(3, 2) TFNO_MIX_CASE(3, 1)
-        TFNO_MIX_CASE(2, 4) TFNO_MIX_CASE(2, 3) TFNO_MIX_CASE(2, 2) TFNO_MIX_CASE(2, 1)
-        TFNO_MIX_CASE(1, 4) TFNO_MIX_CASE(1, 3) TFNO_MIX_CASE(1, 2) TFNO_MIX_CASE(1, 1)
-        default: break;
-    }
+    case (NB) * 8 + (OB): mixTile<NB, OB>(yt, yN, yO, xt, xN, xI, wt, tI, tO, cin, m); break;
+                switch (nb * 8 + ob) {
+                    TFNO_MIX_CASE(4, 4) TFNO_MIX_CASE(4, 3) TFNO_MIX_CASE(4, 2) TFNO_MIX_CASE(4, 1)
+                    TFNO_MIX_CASE(3, 4) TFNO_MIX_CASE(3, 3) TFNO_MIX_CASE(3, 2) TFNO_MIX_CASE(3, 1)
+                    TFNO_MIX_CASE(2, 4) TFNO_MIX_CASE(2, 3) TFNO_MIX_CASE(2, 2) TFNO_MIX_CASE(2, 1)
+                    TFNO_MIX_CASE(1, 4) TFNO_MIX_CASE(1, 3) TFNO_MIX_CASE(1, 2) TFNO_MIX_CASE(1, 1)
+                    default: break;
+                }
 #undef TFNO_MIX_CASE
+            }
+        }
+    }
 }
 
 // F16C-style conversions (AVX-512F has the 16-wide forms); scalar tails.

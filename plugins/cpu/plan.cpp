@@ -41,6 +41,8 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
         if (j < d - 1) p.rows *= p.S[j];
     }
     p.k = p.K[d - 1];
+    p.specStride = align16(2 * p.modes);
+    if ((p.specStride / 16) % 2 == 0) p.specStride += 16;
 
     p.fwdBlock = channelBlock(p.batch, p.cin, p.rows, p.threads);
     p.invBlock = channelBlock(p.batch, p.cout, p.rows, p.threads);
@@ -67,8 +69,8 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
     for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.S[j] * p.K[j]);
     p.offInvLast = take(2 * p.k * p.S[d - 1]);
-    p.offXs = take(p.batch * p.cin * p.modes * 2);
-    p.offYs = take(p.batch * p.cout * p.modes * 2);
+    p.offXs = take(p.batch * p.cin * p.specStride);
+    p.offYs = take(p.batch * p.cout * p.specStride);
     p.offBias = take(p.convert ? p.cout : 0);
 
     // Per-thread scratch.

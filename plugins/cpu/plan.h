@@ -24,6 +24,8 @@ struct CpuPlan {
     int64_t rows = 0;             // R = S_1 * .. * S_{d-1} (1 for d == 1)
     int64_t points = 0;           // prod(S)
     int64_t modes = 0;            // Kt = prod(K)
+    int64_t specStride = 0;       // floats between channels in Xs / Ys: >= 2 Kt, an odd multiple of
+                                  // 64 bytes so that channels never alias in the caches
     bool separable = false;
     bool convert = false;         // dtype != fp32: inputs / outputs go through fp32 scratch
 

@@ -31,9 +31,8 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Batched mixing kernel: used from this batch size on (below it, streaming the weights through
 // complexMac was faster on the dev machine: 4x32x256x256 m32 1.4 vs 2.7 ms, 8x32x128x128 m16
-// 1.0 vs 0.5 ms), over sub-blocks of this many modes.
+// 1.0 vs 0.5 ms).
 constexpr int64_t kMixBlockMinBatch = 8;
-constexpr int64_t kMixSubModes = 64;
 
 double msSince(std::chrono::steady_clock::time_point& t) {
     const auto now = std::chrono::steady_clock::now();
@@ -75,12 +74,15 @@ struct Run {
         } else {
             x = static_cast<const float*>(params.x) + first;
         }
-        float* spec = xs() + (n * plan.cin + c0) * plan.modes * 2;
-        float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;  // [count][R][2k]
-        kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, cols, nullptr, 1, false);
+        float* spec = xs() + (n * plan.cin + c0) * plan.specStride;
+        // [count][R][2k]; rank 1: straight into the spectrum (one row per channel)
+        float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;
+        const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
+        kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, ldLast, nullptr, 1,
+                   false);
         if (plan.rank == 1) return;
         for (int64_t c = 0; c < count; ++c)
-            cpu::forwardAxes(plan, kern, tables(), lastAxis + c * plan.rows * cols, spec + c * plan.modes * 2,
+            cpu::forwardAxes(plan, kern, tables(), lastAxis + c * plan.rows * cols, spec + c * plan.specStride,
                              axisScratch(worker));
     }
 
@@ -94,8 +96,8 @@ struct Run {
         const int64_t mc = std::min(plan.mixModes, plan.modes - m0);
         const int64_t oEnd = std::min(plan.cout, o0 + plan.mixOutBlock);
         float* wBuf = thread(worker) + plan.tWeight;
-        auto yAt = [&](int64_t n, int64_t o) { return ys() + ((n * plan.cout + o) * plan.modes + m0) * 2; };
-        auto xAt = [&](int64_t n, int64_t i) -> const float* { return xs() + ((n * plan.cin + i) * plan.modes + m0) * 2; };
+        auto yAt = [&](int64_t n, int64_t o) { return ys() + (n * plan.cout + o) * plan.specStride + m0 * 2; };
+        auto xAt = [&](int64_t n, int64_t i) -> const float* { return xs() + (n * plan.cin + i) * plan.specStride + m0 * 2; };
         // Weight row (i, o) restricted to this mode block, as fp32 (converted into slot r if needed).
         auto wAt = [&](int64_t i, int64_t o, int r) -> const float* {
             const int64_t off = ((i * (plan.separable ? 1 : plan.cout) + (plan.separable ? 0 : o)) * plan.modes + m0) * 2;
@@ -106,7 +108,7 @@ struct Run {
         };
         for (int64_t n = 0; n < plan.batch; ++n)
             for (int64_t o = o0; o < oEnd; ++o) std::fill(yAt(n, o), yAt(n, o) + 2 * mc, 0.0f);
-        const int64_t yStride = plan.cout * plan.modes * 2, xStride = plan.cin * plan.modes * 2;  // per batch
+        const int64_t yStride = plan.cout * plan.specStride, xStride = plan.cin * plan.specStride;  // per batch
         const float* xp[cpu::kMaxMacRows];
         const float* wp[cpu::kMaxMacRows];
         if (plan.separable) {
@@ -118,21 +120,11 @@ struct Run {
             return;
         }
         if (kern.mixBlock && !plan.convert && plan.batch >= kMixBlockMinBatch) {
-            // Batched: register tiles of (batch x output) blocks, the whole input-channel sum in
-            // registers; mode sub-blocks keep a tile's weights in L2 while the batch blocks reuse them.
-            const float* w = static_cast<const float*>(params.weight);
-            const int64_t wI = plan.cout * plan.modes * 2, wO = plan.modes * 2, xI = plan.modes * 2;
-            for (int64_t o = o0; o < oEnd; o += cpu::kMixOutBlock) {
-                const int ob = static_cast<int>(std::min<int64_t>(cpu::kMixOutBlock, oEnd - o));
-                for (int64_t c0 = 0; c0 < mc; c0 += kMixSubModes) {
-                    const int64_t cc = std::min(kMixSubModes, mc - c0);
-                    for (int64_t n = 0; n < plan.batch; n += cpu::kMixBatchBlock) {
-                        const int nb = static_cast<int>(std::min<int64_t>(cpu::kMixBatchBlock, plan.batch - n));
-                        kern.mixBlock(yAt(n, o) + 2 * c0, yStride, wO, xAt(n, 0) + 2 * c0, xStride, xI,
-                                      w + o * wO + (m0 + c0) * 2, wI, wO, plan.cin, nb, ob, cc);
-                    }
-                }
-            }
+            // Batched: register tiles of (batch x output) blocks, the whole input-channel sum in registers.
+            const int64_t wI = plan.cout * plan.modes * 2, wO = plan.modes * 2;
+            kern.mixBlock(yAt(0, o0), yStride, plan.specStride, xAt(0, 0), xStride, plan.specStride,
+                          static_cast<const float*>(params.weight) + o0 * wO + m0 * 2, wI, wO, plan.cin, plan.batch,
+                          oEnd - o0, mc);
             return;
         }
         for (int64_t i0 = 0; i0 < plan.cin; i0 += cpu::kMaxMacRows) {
@@ -155,19 +147,21 @@ struct Run {
         const int64_t first = (n * plan.cout + o0) * plan.points;
         const int64_t Sd = plan.S[plan.rank - 1], cols = 2 * plan.k;
         float* t = thread(worker);
-        const float* spec = ys() + (n * plan.cout + o0) * plan.modes * 2;
-        const float* lastAxis = spec;  // [count][R][2k]
+        const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
+        const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
+        int64_t ldLast = plan.specStride;
         if (plan.rank > 1) {
             for (int64_t o = 0; o < count; ++o)
-                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.modes * 2, t + plan.tBig + o * plan.rows * cols,
+                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride, t + plan.tBig + o * plan.rows * cols,
                                  axisScratch(worker));
             lastAxis = t + plan.tBig;
+            ldLast = cols;
         }
         const float* bias = nullptr;
         if (params.shape.hasBias)
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
-        kern.sgemm(count * plan.rows, Sd, cols, lastAxis, cols, tables() + plan.offInvLast, Sd, out, Sd, bias,
+        kern.sgemm(count * plan.rows, Sd, cols, lastAxis, ldLast, tables() + plan.offInvLast, Sd, out, Sd, bias,
                    plan.rows, !plan.convert);
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.points, static_cast<uint16_t*>(params.y) + first);
