@@ -1,6 +1,6 @@
 """GPU benchmark of the fused SpectralConv layer vs PyTorch, one command on the GPU machine:
 
-    python3 bench/gpu_bench.py [--config bench/configs/gpu.json] [--no-compile] [--no-ort] [--out DIR]
+    python3 bench/gpu_bench.py [--config bench/configs/gpu.json] [--no-compile] [--no-ort] [--out DIR] [--dft fma,tc]
 
 Per shape, in the same run: PyTorch eager, PyTorch CUDA-graph replay, torch.compile (the
 neuraloperator-style layer of ../shared/anchors: rfft2 -> two corner einsums -> irfft2), our kernel
@@ -8,6 +8,8 @@ called directly (core::launchCuda through tests/gpu/tfno_capi.cpp; per-call and 
 hot L2 and with inputs rotated through > 2x L2), our op in an ONNX Runtime CUDA session (IOBinding,
 device tensors; needs onnxruntime-gpu and build-gpu/ort_op/libturbofno_ort.so), and the memory floor
 (x + y + weights [+ bias] bytes / measured device copy bandwidth); plus fp16 for our kernel.
+"ours" columns use the default truncated-DFT path (TURBOFNO_CUDA_DFT or the built-in default); --dft
+also measures each listed path (fma: CUDA-core kernels, tc: tensor-core kernels) by graph replay.
 Writes gpu_bench.json, gpu_bench.md and gpu_bench.png into --out (default $OUT or bench/results).
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))
 sys.path.insert(0, str(ROOT / "python"))
-from tfno import Layer  # noqa: E402
+from tfno import Layer, set_dft  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -152,6 +154,16 @@ def run_shape(B, C, H, W, m, cfg, bw, args):
         g = graph_of(lambda: [layer(a, c, bs, o) for a, c, o in rot])
         r[f"ours_{tag}_graph_cold_ms"] = bench(g.replay, max(10, iters // sets), 3) / sets
         del g, rot
+        for path in args.dft_paths:  # each truncated-DFT path, CUDA-graph replay
+            set_dft(path)
+            y.fill_(float("nan"))
+            layer(xs, ws_, bs, y)
+            torch.cuda.synchronize()
+            r[f"ours_{tag}_{path}_rel_err_vs_torch_fp32"] = float((y.float() - ref).norm() / ref.norm())
+            g = graph_of(lambda: layer(xs, ws_, bs, y))
+            r[f"ours_{tag}_{path}_graph_ms"] = bench(g.replay, iters, warm)
+            del g
+        set_dft("env")
         if not args.no_ort:
             try:
                 npdt = np.float32 if dt is torch.float32 else np.float16
@@ -193,6 +205,19 @@ def write_outputs(res, out: Path):
             f"{fmt(r.get('ort_f32_ms'))} | {fmt(r['floor_f32_ms'], 4)} | {best32 / r['floor_f32_ms']:.1f}x | "
             f"{r['torch_graph_ms'] / best32:.1f}x | {fmt(r.get('ours_f16_graph_ms'))} | {fmt(r.get('ort_f16_ms'))} | "
             f"{fmt(r.get('floor_f16_ms'), 4)} | {(r['ours_f16_graph_ms'] / r['floor_f16_ms']) if r.get('ours_f16_graph_ms') else float('nan'):.1f}x |")
+    paths = res["meta"].get("dft_paths") or []
+    if paths:
+        lines += ["", "Per truncated-DFT path (CUDA-graph replay, ms; rel err vs torch fp32 in brackets):", "",
+                  "| B | C | H×W | m | " + " | ".join(f"{p} f32 | {p} f16" for p in paths) + " | floor f32 |",
+                  "|---|---|---|---|" + "---|---|" * len(paths) + "---|"]
+        for r in res["rows"]:
+            cells = []
+            for p in paths:
+                for tag in ("f32", "f16"):
+                    t, e = r.get(f"ours_{tag}_{p}_graph_ms"), r.get(f"ours_{tag}_{p}_rel_err_vs_torch_fp32")
+                    cells.append("—" if t is None else f"{t:.3f} [{e:.1e}]")
+            lines.append(f"| {r['B']} | {r['C']} | {r['H']}×{r['W']} | {r['modes']} | " + " | ".join(cells) +
+                         f" | {fmt(r['floor_f32_ms'], 4)} |")
     (out / "gpu_bench.md").write_text("\n".join(lines) + "\n")
     try:
         import matplotlib
@@ -227,7 +252,10 @@ def main():
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench" / "results")))
     ap.add_argument("--shapes", type=int, default=0, help="only the first N shapes")
+    ap.add_argument("--dft", default="fma,tc", help="truncated-DFT paths to measure besides the default ('' for none)")
     args = ap.parse_args()
+    args.dft_paths = [p for p in args.dft.split(",") if p]
+    assert all(p in ("fma", "tc") for p in args.dft_paths), "--dft takes fma and/or tc"
     cfg = json.loads(Path(args.config).read_text())
     if not args.no_ort:
         try:
@@ -246,7 +274,8 @@ def main():
     commit = os.environ.get("TFNO_COMMIT", commit or "unknown")
     bw = copy_bw()
     meta = dict(gpu=torch.cuda.get_device_name(), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit=commit,
-                torch=torch.__version__, copy_bw_TBps=bw / 1e12, config=cfg)
+                torch=torch.__version__, copy_bw_TBps=bw / 1e12, config=cfg,
+                dft_default=os.environ.get("TURBOFNO_CUDA_DFT", "built-in default"), dft_paths=args.dft_paths)
     print(json.dumps(meta), flush=True)
     rows = []
     shapes = cfg["shapes"][: args.shapes] if args.shapes else cfg["shapes"]

@@ -2,7 +2,9 @@
 # The GPU suite, one command on the GPU machine (logs under $OUT, default tests/gpu/logs/latest):
 #   build (tests/gpu/build.sh, skipped when build-gpu exists) -> test_cuda_kernel (C++, float64 reference)
 #   -> verify_kernel.py (every dtype / rank / layout vs the NumPy float64 oracle, NaN-poisoned outputs,
-#   CUDA-graph replay) -> compute-sanitizer memcheck + racecheck (+ synccheck) on test_cuda_kernel
+#   CUDA-graph replay) -> compute-sanitizer memcheck + racecheck (+ synccheck) on test_cuda_kernel.
+#   The C++ test and the sanitizers run once per truncated-DFT path (TURBOFNO_CUDA_DFT=fma, =tc);
+#   verify_kernel.py and the benchmark switch paths in-process (tfno_set_dft) and cover both.
 #   -> pytest tests/python/test_ort_cuda.py (needs onnxruntime-gpu importable; skipped otherwise)
 #   -> optionally the benchmark (BENCH=1).
 # Exit code: number of failed steps.
@@ -29,12 +31,16 @@ step() {  # step NAME CMD...
 } | tee "$LOG"
 step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
-step test_cuda_kernel build-gpu/tests/cpp/test_cuda_kernel
-step verify_kernel python3 tests/gpu/verify_kernel.py
+for dft in fma tc; do
+    step test_cuda_kernel_$dft env TURBOFNO_CUDA_DFT=$dft build-gpu/tests/cpp/test_cuda_kernel
+done
+step verify_kernel python3 tests/gpu/verify_kernel.py --dft both
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-step memcheck "$CS" --tool memcheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
-step racecheck "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
-step synccheck "$CS" --tool synccheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+for dft in fma tc; do
+    step memcheck_$dft env TURBOFNO_CUDA_DFT=$dft "$CS" --tool memcheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+    step racecheck_$dft env TURBOFNO_CUDA_DFT=$dft "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+    step synccheck_$dft env TURBOFNO_CUDA_DFT=$dft "$CS" --tool synccheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+done
 if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
     step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py

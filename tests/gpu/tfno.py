@@ -23,7 +23,17 @@ def lib():
         _lib.tfno_launch.restype = ctypes.c_int
         _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_size_t, ctypes.c_void_p]
         _lib.tfno_destroy.argtypes = [ctypes.c_void_p]
+        _lib.tfno_set_dft.argtypes = [ctypes.c_int]
     return _lib
+
+
+DFT_MODES = {"env": -1, "fma": 0, "tc": 1}
+
+
+def set_dft(mode: str) -> None:
+    """Truncated-DFT kernels for the following launches: 'fma', 'tc' (tensor cores, d = 2 shapes that
+    fit; others stay fma) or 'env' (TURBOFNO_CUDA_DFT / the built-in default)."""
+    lib().tfno_set_dft(DFT_MODES[mode])
 
 
 def _i64(vals):

@@ -11,6 +11,12 @@
 
 using namespace turbofno;
 
+namespace turbofno {
+namespace cuda {
+void setTensorCoreDftOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
+}  // namespace cuda
+}  // namespace turbofno
+
 namespace {
 void setError(char* err, int len, const std::string& msg) {
     if (err && len > 0) std::snprintf(err, static_cast<size_t>(len), "%s", msg.c_str());
@@ -63,6 +69,9 @@ int tfno_launch(void* handle, const void* x, const void* w, const void* b, void*
     p->y = y;
     return static_cast<int>(core::launchCuda(*p, ws, wsBytes, static_cast<cudaStream_t>(stream)));
 }
+
+// Which truncated-DFT kernels the next launches use: -1 TURBOFNO_CUDA_DFT / default, 0 fma, 1 tc.
+void tfno_set_dft(int mode) { cuda::setTensorCoreDftOverride(mode); }
 
 void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
 

@@ -5,7 +5,8 @@ Every dtype (fp32 <= 1e-5, fp16 / bf16 <= 1e-2 rel L2 vs the float64 result of t
 inputs), d = 1, 2, 3, dense / separable, bias on / off, every norm, odd and non-power-of-two sizes,
 the benchmark shapes; y is NaN-poisoned before each launch and every element must come back finite;
 a CUDA-graph capture of the launch must replay to the same result on new data.
-Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick]   (exit code 1 on any failure)
+Both truncated-DFT paths (FMA and tensor cores, TURBOFNO_CUDA_DFT) are checked by default (--dft).
+Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--dft fma|tc|both]   (exit code 1 on any failure)
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1] / "python"))
-from tfno import Layer  # noqa: E402
+from tfno import Layer, set_dft  # noqa: E402
 from turbofno.reference import random_case, spectral_conv  # noqa: E402
 
 TOL = {torch.float32: 1e-5, torch.float16: 1e-2, torch.bfloat16: 1e-2}
@@ -43,6 +44,8 @@ SHAPES = [
     ((5, 6, 7), [2, 2, 3], [2, 1, 0], 2, 3, 4),
     ((8, 6, 9), [3, 3, 5], [2, 3, 0], 2, 3, 2),
     ((12, 10, 14), [4, 3, 5], [3, 3, 0], 2, 4, 4),
+    ((256, 200), [36, 40], [36, 0], 1, 2, 2),  # tensor-core path: two leading / last-axis tiles, row split
+    ((24, 600), [5, 70], [3, 0], 2, 2, 3),     # tensor-core path: narrow tiles on a long last axis
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
@@ -106,6 +109,7 @@ def graph_check(rng):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
+    ap.add_argument("--dft", choices=["fma", "tc", "both"], default="both", help="truncated-DFT path(s) to verify")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
@@ -118,18 +122,21 @@ def main() -> int:
     plan = [(s, dt, lay) for s in SHAPES for dt in dtypes for lay in layouts]
     if not args.quick:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
-    for (spatial, low, high, batch, cin, cout), dt, lay in plan:
-        err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
-        ok = finite and err <= TOL[dt]
+    for path in (["fma", "tc"] if args.dft == "both" else [args.dft]):
+        set_dft(path)  # the tensor-core path covers d = 2; other ranks run the FMA kernels either way
+        for (spatial, low, high, batch, cin, cout), dt, lay in plan:
+            err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
+            ok = finite and err <= TOL[dt]
+            fails += not ok
+            name = f"[{path}] {'x'.join(map(str, spatial))} p{low} q{high} N{batch} C{cin}->{cout} {str(dt)[6:]} {lay}"
+            rows.append(dict(case=name, path=path, rel_l2=err, finite=finite, ok=ok))
+            print(f"{'ok  ' if ok else 'FAIL'} {name:96s} rel_l2={err:.2e} all_written={finite}", flush=True)
+        err, finite = graph_check(rng)
+        ok = finite and err <= 1e-5
         fails += not ok
-        name = f"{'x'.join(map(str, spatial))} p{low} q{high} N{batch} C{cin}->{cout} {str(dt)[6:]} {lay}"
-        rows.append(dict(case=name, rel_l2=err, finite=finite, ok=ok))
-        print(f"{'ok  ' if ok else 'FAIL'} {name:90s} rel_l2={err:.2e} all_written={finite}", flush=True)
-    err, finite = graph_check(rng)
-    ok = finite and err <= 1e-5
-    fails += not ok
-    rows.append(dict(case="cuda graph capture + replay on new data", rel_l2=err, finite=finite, ok=ok))
-    print(f"{'ok  ' if ok else 'FAIL'} cuda graph capture + replay on new data rel_l2={err:.2e}", flush=True)
+        rows.append(dict(case=f"[{path}] cuda graph capture + replay on new data", path=path, rel_l2=err, finite=finite, ok=ok))
+        print(f"{'ok  ' if ok else 'FAIL'} [{path}] cuda graph capture + replay on new data rel_l2={err:.2e}", flush=True)
+    set_dft("env")
     print(f"{len(rows) - fails}/{len(rows)} passed", flush=True)
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], "verify_kernel.json").write_text(json.dumps(dict(seed=seed, rows=rows), indent=1))
