@@ -22,15 +22,6 @@ constexpr int kMaxMacRows = 4;
 using ComplexMacFn = void (*)(float* y, int64_t yStride, const float* const* x, int64_t xStride,
                               const float* const* w, int rows, int64_t batch, int64_t count);
 
-// Register-blocked mixing: for n < batch, o < outs, c < count (complex, interleaved):
-//   y[n*yN + o*yO + c] = sum_{i < cin} x[n*xN + i*xI + c] * w[i*wI + o*wO + c]   (overwrites y),
-// in register tiles of kMixBatchBlock x kMixOutBlock x 8 modes. nullptr in tables without it.
-constexpr int kMixBatchBlock = 4;
-constexpr int kMixOutBlock = 4;
-using ComplexMixBlockFn = void (*)(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
-                                   const float* w, int64_t wI, int64_t wO, int64_t cin, int64_t batch,
-                                   int64_t outs, int64_t count);
-
 // IEEE fp16 <-> fp32 arrays (round to nearest even on the way back).
 using HalfToFloatFn = void (*)(const uint16_t* src, int64_t count, float* dst);
 using FloatToHalfFn = void (*)(const float* src, int64_t count, uint16_t* dst);
@@ -41,7 +32,6 @@ struct CpuKernels {
     ComplexMacFn complexMac;
     HalfToFloatFn halfToFloat;
     FloatToHalfFn floatToHalf;
-    ComplexMixBlockFn mixBlock;  // may be nullptr
 };
 
 // SIMD tables: x86-64 with GCC or Clang (per-function target attributes, __builtin_cpu_supports).

@@ -189,7 +189,7 @@ TFNO_AVX2 void floatToHalfAvx2(const float* src, int64_t count, uint16_t* dst) {
 
 }  // namespace
 
-CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2, nullptr}; }
+CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2}; }
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -6,8 +6,7 @@
 
 #include <immintrin.h>
 
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12 false positives inside avx512fintrin.h
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12 false positive inside avx512fintrin.h
 
 #include <algorithm>
 #include <cstdint>
@@ -165,82 +164,6 @@ TFNO_AVX512 void complexMacAvx512(float* y, int64_t yStride, const float* const*
     }
 }
 
-// NB x OB output blocks of 8 complex values, all cin products summed in registers. One
-// accumulator per output: acc += (xr, xr) * (wr, wi) + (xi, xi) * (-wi, wr), the second weight
-// vector formed once per input channel and shared by the NB batches.
-template <int NB, int OB>
-TFNO_AVX512 inline void mixTile(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
-                                const float* w, int64_t wI, int64_t wO, int64_t cin, __mmask16 m) {
-    __m512 acc[NB][OB];
-#pragma GCC unroll 4
-    for (int n = 0; n < NB; ++n)
-#pragma GCC unroll 4
-        for (int o = 0; o < OB; ++o) acc[n][o] = _mm512_setzero_ps();
-    const __m512 zero = _mm512_setzero_ps();
-    for (int64_t i = 0; i < cin; ++i) {
-        __m512 wv[OB], wt[OB];
-#pragma GCC unroll 4
-        for (int o = 0; o < OB; ++o) {
-            wv[o] = _mm512_maskz_loadu_ps(m, w + i * wI + o * wO);
-            const __m512 swapped = _mm512_permute_ps(wv[o], 0xB1);                // (wi, wr)
-            wt[o] = _mm512_mask_sub_ps(swapped, static_cast<__mmask16>(0x5555), zero, swapped);  // (-wi, wr)
-        }
-#pragma GCC unroll 4
-        for (int n = 0; n < NB; ++n) {
-            const __m512 xv = _mm512_maskz_loadu_ps(m, x + n * xN + i * xI);
-            const __m512 xr = _mm512_moveldup_ps(xv), xi = _mm512_movehdup_ps(xv);
-#pragma GCC unroll 4
-            for (int o = 0; o < OB; ++o) {
-                acc[n][o] = _mm512_fmadd_ps(xr, wv[o], acc[n][o]);
-                acc[n][o] = _mm512_fmadd_ps(xi, wt[o], acc[n][o]);
-            }
-        }
-    }
-#pragma GCC unroll 4
-    for (int n = 0; n < NB; ++n)
-#pragma GCC unroll 4
-        for (int o = 0; o < OB; ++o) _mm512_mask_storeu_ps(y + n * yN + o * yO, m, acc[n][o]);
-}
-
-TFNO_AVX512 void mixBlockAvx512(float* y, int64_t yN, int64_t yO, const float* x, int64_t xN, int64_t xI,
-                                const float* w, int64_t wI, int64_t wO, int64_t cin, int64_t batch, int64_t outs,
-                                int64_t count) {
-    // Per group of 8 modes: every (output block, batch block) tile. The group's inputs (all
-    // batches) stay in L2 across output blocks, an output block's weights in L1 across batch blocks.
-    const int64_t n2 = 2 * count;
-    float* wTile = gemmPackBuffer(cin * kMixOutBlock * 16);  // 64-byte aligned
-    for (int64_t c = 0; c < n2; c += 16) {
-        const __mmask16 m = firstLanes(n2 - c);
-        for (int64_t o = 0; o < outs; o += kMixOutBlock) {
-            const int ob = static_cast<int>(std::min<int64_t>(kMixOutBlock, outs - o));
-            // Gather this block's weights (strided: one cache line per (i, o), often at a power-of-two
-            // stride that aliases in L1) into a contiguous [cin][kMixOutBlock][16] tile, reused by
-            // every batch block.
-            for (int64_t i = 0; i < cin; ++i)
-                for (int oo = 0; oo < ob; ++oo)
-                    _mm512_store_ps(wTile + (i * kMixOutBlock + oo) * 16,
-                                    _mm512_maskz_loadu_ps(m, w + i * wI + (o + oo) * wO + c));
-            for (int64_t n = 0; n < batch; n += kMixBatchBlock) {
-                const int nb = static_cast<int>(std::min<int64_t>(kMixBatchBlock, batch - n));
-                float* yt = y + n * yN + o * yO + c;
-                const float* xt = x + n * xN + c;
-                const float* wt = wTile;
-                const int64_t tI = kMixOutBlock * 16, tO = 16;
-#define TFNO_MIX_CASE(NB, OB) \
-    case (NB) * 8 + (OB): mixTile<NB, OB>(yt, yN, yO, xt, xN, xI, wt, tI, tO, cin, m); break;
-                switch (nb * 8 + ob) {
-                    TFNO_MIX_CASE(4, 4) TFNO_MIX_CASE(4, 3) TFNO_MIX_CASE(4, 2) TFNO_MIX_CASE(4, 1)
-                    TFNO_MIX_CASE(3, 4) TFNO_MIX_CASE(3, 3) TFNO_MIX_CASE(3, 2) TFNO_MIX_CASE(3, 1)
-                    TFNO_MIX_CASE(2, 4) TFNO_MIX_CASE(2, 3) TFNO_MIX_CASE(2, 2) TFNO_MIX_CASE(2, 1)
-                    TFNO_MIX_CASE(1, 4) TFNO_MIX_CASE(1, 3) TFNO_MIX_CASE(1, 2) TFNO_MIX_CASE(1, 1)
-                    default: break;
-                }
-#undef TFNO_MIX_CASE
-            }
-        }
-    }
-}
-
 // F16C-style conversions (AVX-512F has the 16-wide forms); scalar tails.
 TFNO_AVX512 void halfToFloatAvx512(const uint16_t* src, int64_t count, float* dst) {
     int64_t i = 0;
@@ -260,7 +183,7 @@ TFNO_AVX512 void floatToHalfAvx512(const float* src, int64_t count, uint16_t* ds
 }  // namespace
 
 CpuKernels avx512Kernels() {
-    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512, mixBlockAvx512};
+    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512};
 }
 
 }  // namespace cpu

@@ -47,7 +47,7 @@ void floatToHalfPortable(const float* src, int64_t count, uint16_t* dst) {
 }  // namespace
 
 CpuKernels portableKernels() {
-    return {"portable", sgemmPortable, complexMacPortable, halfToFloatPortable, floatToHalfPortable, nullptr};
+    return {"portable", sgemmPortable, complexMacPortable, halfToFloatPortable, floatToHalfPortable};
 }
 
 }  // namespace cpu

@@ -29,10 +29,6 @@ using cpu::CpuPlan;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Batched mixing kernel: used from this batch size on (below it, streaming the weights through
-// complexMac was faster on the dev machine: 4x32x256x256 m32 1.4 vs 2.7 ms, 8x32x128x128 m16
-// 1.0 vs 0.5 ms).
-constexpr int64_t kMixBlockMinBatch = 8;
 
 double msSince(std::chrono::steady_clock::time_point& t) {
     const auto now = std::chrono::steady_clock::now();
@@ -117,14 +113,6 @@ struct Run {
                 xp[0] = xAt(0, o);
                 kern.complexMac(yAt(0, o), yStride, xp, xStride, wp, 1, plan.batch, mc);
             }
-            return;
-        }
-        if (kern.mixBlock && !plan.convert && plan.batch >= kMixBlockMinBatch) {
-            // Batched: register tiles of (batch x output) blocks, the whole input-channel sum in registers.
-            const int64_t wI = plan.cout * plan.modes * 2, wO = plan.modes * 2;
-            kern.mixBlock(yAt(0, o0), yStride, plan.specStride, xAt(0, 0), xStride, plan.specStride,
-                          static_cast<const float*>(params.weight) + o0 * wO + m0 * 2, wI, wO, plan.cin, plan.batch,
-                          oEnd - o0, mc);
             return;
         }
         for (int64_t i0 = 0; i0 < plan.cin; i0 += cpu::kMaxMacRows) {
