@@ -29,7 +29,6 @@ using cpu::CpuPlan;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-
 double msSince(std::chrono::steady_clock::time_point& t) {
     const auto now = std::chrono::steady_clock::now();
     const double ms = std::chrono::duration<double, std::milli>(now - t).count();
