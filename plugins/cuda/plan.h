@@ -73,6 +73,7 @@ constexpr int kTcThreads = 256;  // tensor-core kernels: 8 warps
 constexpr int kTcMaxAcc = 4;     // accumulator fragments per warp
 constexpr int kTcKlChunk = 32;   // inverse: leading modes staged per step
 constexpr int kTcWc = 64;        // inverse: output columns per step
+constexpr int kTcMaxAxis = 320;  // tensor-core path only when S1, S2 <= this (fp32 accuracy, plan.cpp)
 
 // TURBOFNO_CUDA_DFT=fma|tc, read once per process: which truncated-DFT kernels launchCuda uses where
 // both exist (tc only for d == 2 shapes that fit; otherwise fma). Unset: the default (kDefaultTc).

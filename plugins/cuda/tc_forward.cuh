@@ -59,9 +59,22 @@ __global__ void __launch_bounds__(kTcThreads) tcForwardKernel(Geometry g, const 
     for (int chunk = rowBegin; chunk < rowEnd; chunk += R) {
         const int nrows = min(R, rowEnd - chunk);
         __syncthreads();  // previous chunk's xs, G, T consumed (and Fw written, first time)
-        for (int e = tid; e < R * Wp; e += kTcThreads) {
-            const int r = e / Wp, t = e - r * Wp;
-            xs[r * ldX + t] = (r < nrows && t < W) ? toFloat(planeX[static_cast<size_t>(chunk + r) * W + t]) : 0.f;
+        // kU independent loads in flight per thread (a load-then-store loop would serialise them)
+        constexpr int kU = 8;
+        for (int e0 = tid; e0 < R * Wp; e0 += kTcThreads * kU) {
+            float v[kU];
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {
+                const int e = e0 + u * kTcThreads;
+                const int r = e / Wp, t = e - r * Wp;
+                v[u] = (e < R * Wp && r < nrows && t < W) ? toFloat(planeX[static_cast<size_t>(chunk + r) * W + t]) : 0.f;
+            }
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {
+                const int e = e0 + u * kTcThreads;
+                const int r = e / Wp, t = e - r * Wp;
+                if (e < R * Wp) xs[r * ldX + t] = v[u];
+            }
         }
         // G[i][r] = cos / -sin (2 pi f a / S1), row i: leading mode kl0 + i % BM, a = chunk + r
         fillDft(G, 1, ldG, R, nrows, chunk, 2 * BM, S1, tabH, [&](int i) {

@@ -51,15 +51,27 @@ __global__ void __launch_bounds__(kTcThreads) tcInverseKernel(Geometry g, const 
 
     for (int kc = 0; kc < K1; kc += KC) {
         __syncthreads();  // tables written (first chunk) / previous chunk's Yc, L consumed
-        for (int e = tid; e < KC * 2 * kdp; e += kTcThreads) {
-            const int j = e / (2 * kdp), c = e - j * 2 * kdp;
-            const int kl = kc + j, k = c < kdp ? c : c - kdp;
-            float v = 0.f;
-            if (kl < K1 && k < kd) {
-                const float2 yv = Y[static_cast<size_t>(kl) * kd + k];
-                v = c < kdp ? yv.x : yv.y;
+        // kU independent loads in flight per thread (a load-then-store loop would serialise them)
+        constexpr int kU = 8;
+        for (int e0 = tid; e0 < KC * 2 * kdp; e0 += kTcThreads * kU) {
+            float v[kU];
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {
+                const int e = e0 + u * kTcThreads;
+                const int j = e / (2 * kdp), c = e - j * 2 * kdp;
+                const int kl = kc + j, k = c < kdp ? c : c - kdp;
+                v[u] = 0.f;
+                if (e < KC * 2 * kdp && kl < K1 && k < kd) {
+                    const float2 yv = Y[static_cast<size_t>(kl) * kd + k];
+                    v[u] = c < kdp ? yv.x : yv.y;
+                }
             }
-            Yc[j * ld + c] = v;
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {
+                const int e = e0 + u * kTcThreads;
+                const int j = e / (2 * kdp), c = e - j * 2 * kdp;
+                if (e < KC * 2 * kdp) Yc[j * ld + c] = v[u];
+            }
         }
         // L[r][j] = cos (top) / sin (bottom) (2 pi f a / S1), a = a0 + r, f the frequency of mode kc + j
         auto line = [&](int sel) {

@@ -42,3 +42,6 @@ for dft in fma tc; do
     grep -E "Kernel|gpu__time|throughput" "$OUT/ncu_$dft.log" | head -12 >> "$S"
 done
 note "done"
+# the device tool returns a limited number of files: pack the step logs into one archive
+(cd "$OUT" && tar -czf dev_logs.tgz build.log bench.log test_cuda_kernel_*.log verify_quick.log racecheck_tc.log ncu_*.log 2>/dev/null &&
+    rm -f build.log bench.log test_cuda_kernel_*.log verify_quick.log racecheck_tc.log ncu_*.log)

@@ -45,7 +45,8 @@ SHAPES = [
     ((8, 6, 9), [3, 3, 5], [2, 3, 0], 2, 3, 2),
     ((12, 10, 14), [4, 3, 5], [3, 3, 0], 2, 4, 4),
     ((256, 200), [36, 40], [36, 0], 1, 2, 2),  # tensor-core path: two leading / last-axis tiles, row split
-    ((24, 600), [5, 70], [3, 0], 2, 2, 3),     # tensor-core path: narrow tiles on a long last axis
+    ((24, 300), [5, 70], [3, 0], 2, 2, 3),     # tensor-core path: five last-axis tiles
+    ((24, 600), [5, 70], [3, 0], 2, 2, 3),     # last axis above the tensor-core limit (FMA either way)
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
