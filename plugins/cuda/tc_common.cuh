@@ -59,6 +59,13 @@ __device__ __forceinline__ void tcTileMma(TcAcc& acc, const float* A, int lda, c
     }
 }
 
+// (a * b) mod S for a, b >= 0: 32-bit remainder when the product fits (the common case), else 64-bit.
+__device__ __forceinline__ int mulModFast(int a, int b, int S) {
+    const unsigned long long prod = static_cast<unsigned long long>(static_cast<unsigned>(a)) * static_cast<unsigned>(b);
+    return prod <= 0xffffffffull ? static_cast<int>(static_cast<unsigned>(prod) % static_cast<unsigned>(S))
+                                 : static_cast<int>(prod % static_cast<unsigned long long>(S));
+}
+
 // One column (or row) of a DFT matrix: twiddle index (mult * position) mod S and which component
 // to store: 0 cos, 1 -sin, 2 +sin, -1 a zero column (padding / modes outside the tile).
 struct DftLine {
@@ -76,8 +83,8 @@ __device__ __forceinline__ void fillDft(float* M, int walkStride, int fixStride,
     for (int e = threadIdx.x; e < nFix * walkers; e += blockDim.x) {
         const int j = e % nFix, i0 = e / nFix;
         const DftLine L = line(j);
-        int idx = mulMod(L.mult, walkBase + i0, S);
-        const int step = mulMod(L.mult, walkers, S);
+        int idx = mulModFast(L.mult, walkBase + i0, S);
+        const int step = mulModFast(L.mult, walkers, S);
         float* col = M + static_cast<size_t>(j) * fixStride;
         for (int i = i0; i < nWalk; i += walkers) {
             float v = 0.f;

@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(kTcThreads) tcForwardKernel(Geometry g, const 
                                                               float2* __restrict__ specIn) {
     constexpr bool kSplit = std::is_same<T, float>::value;
     extern __shared__ __align__(128) float tcSmemF[];
-    const int tid = threadIdx.x, warp = tid / 32;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int BM = g.tBM, BN = g.tBN, R = g.tR, Wp = g.tWp;
     const int S1 = g.S[0], W = g.Sd, K1 = g.K[0], p = g.p[0];
     const int ldF = 2 * BN + 4, ldX = Wp + 4, ldG = R + 4, ldT = 2 * BN + 4, ldO = 2 * BN + 4;
@@ -59,21 +59,24 @@ __global__ void __launch_bounds__(kTcThreads) tcForwardKernel(Geometry g, const 
     for (int chunk = rowBegin; chunk < rowEnd; chunk += R) {
         const int nrows = min(R, rowEnd - chunk);
         __syncthreads();  // previous chunk's xs, G, T consumed (and Fw written, first time)
-        // kU independent loads in flight per thread (a load-then-store loop would serialise them)
+        // a warp per row, lanes along it: kU independent loads in flight per thread, no divisions
         constexpr int kU = 8;
-        for (int e0 = tid; e0 < R * Wp; e0 += kTcThreads * kU) {
-            float v[kU];
+        for (int r = warp; r < R; r += kTcThreads / 32) {
+            const bool rowOk = r < nrows;
+            const T* src = planeX + static_cast<size_t>(chunk + (rowOk ? r : 0)) * W;
+            float* dst = xs + r * ldX;
+            for (int t0 = lane; t0 < Wp; t0 += 32 * kU) {
+                float v[kU];
 #pragma unroll
-            for (int u = 0; u < kU; ++u) {
-                const int e = e0 + u * kTcThreads;
-                const int r = e / Wp, t = e - r * Wp;
-                v[u] = (e < R * Wp && r < nrows && t < W) ? toFloat(planeX[static_cast<size_t>(chunk + r) * W + t]) : 0.f;
-            }
+                for (int u = 0; u < kU; ++u) {
+                    const int t = t0 + 32 * u;
+                    v[u] = (rowOk && t < W) ? toFloat(src[t]) : 0.f;
+                }
 #pragma unroll
-            for (int u = 0; u < kU; ++u) {
-                const int e = e0 + u * kTcThreads;
-                const int r = e / Wp, t = e - r * Wp;
-                if (e < R * Wp) xs[r * ldX + t] = v[u];
+                for (int u = 0; u < kU; ++u) {
+                    const int t = t0 + 32 * u;
+                    if (t < Wp) dst[t] = v[u];
+                }
             }
         }
         // G[i][r] = cos / -sin (2 pi f a / S1), row i: leading mode kl0 + i % BM, a = chunk + r

@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(kTcThreads) tcInverseKernel(Geometry g, const 
     constexpr bool kSplit = std::is_same<T, float>::value;
     constexpr int KC = kTcKlChunk, WC = kTcWc;
     extern __shared__ __align__(128) float tcSmemI[];
-    const int tid = threadIdx.x, warp = tid / 32;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int BR = g.tBR, kdp = g.tKdp, kd = g.kd;
     const int S1 = g.S[0], W = g.Sd, K1 = g.K[0], p = g.p[0];
     const int ld = 2 * kdp + 4, ldL = KC + 4, ldy = WC + 4;
@@ -51,26 +51,26 @@ __global__ void __launch_bounds__(kTcThreads) tcInverseKernel(Geometry g, const 
 
     for (int kc = 0; kc < K1; kc += KC) {
         __syncthreads();  // tables written (first chunk) / previous chunk's Yc, L consumed
-        // kU independent loads in flight per thread (a load-then-store loop would serialise them)
-        constexpr int kU = 8;
-        for (int e0 = tid; e0 < KC * 2 * kdp; e0 += kTcThreads * kU) {
-            float v[kU];
+        // a warp per staged mode row, lanes along [Re | Im]: kU independent loads in flight, no divisions
+        constexpr int kU = 4;
+        for (int j = warp; j < KC; j += kTcThreads / 32) {
+            const int kl = kc + j;
+            const bool rowOk = kl < K1;
+            const float* src = reinterpret_cast<const float*>(Y + static_cast<size_t>(rowOk ? kl : 0) * kd);  // (re, im) pairs
+            float* dst = Yc + j * ld;
+            for (int c0 = lane; c0 < 2 * kdp; c0 += 32 * kU) {
+                float v[kU];
 #pragma unroll
-            for (int u = 0; u < kU; ++u) {
-                const int e = e0 + u * kTcThreads;
-                const int j = e / (2 * kdp), c = e - j * 2 * kdp;
-                const int kl = kc + j, k = c < kdp ? c : c - kdp;
-                v[u] = 0.f;
-                if (e < KC * 2 * kdp && kl < K1 && k < kd) {
-                    const float2 yv = Y[static_cast<size_t>(kl) * kd + k];
-                    v[u] = c < kdp ? yv.x : yv.y;
+                for (int u = 0; u < kU; ++u) {
+                    const int c = c0 + 32 * u;
+                    const int k = c < kdp ? c : c - kdp;
+                    v[u] = (rowOk && c < 2 * kdp && k < kd) ? src[2 * k + (c < kdp ? 0 : 1)] : 0.f;
                 }
-            }
 #pragma unroll
-            for (int u = 0; u < kU; ++u) {
-                const int e = e0 + u * kTcThreads;
-                const int j = e / (2 * kdp), c = e - j * 2 * kdp;
-                if (e < KC * 2 * kdp) Yc[j * ld + c] = v[u];
+                for (int u = 0; u < kU; ++u) {
+                    const int c = c0 + 32 * u;
+                    if (c < 2 * kdp) dst[c] = v[u];
+                }
             }
         }
         // L[r][j] = cos (top) / sin (bottom) (2 pi f a / S1), a = a0 + r, f the frequency of mode kc + j
