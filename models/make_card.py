@@ -34,6 +34,17 @@ PROBLEMS = {
         inputs="u0 ~ N(0, 625 (-Laplacian + 25 I)^-2) on the periodic domain, 256 Fourier modes, zero mean "
                "(`grf_periodic_1d`).",
     ),
+    "navier_stokes": dict(
+        title="2D Navier-Stokes (vorticity form): w(x, 0) -> w(x, 10)",
+        problem="w_t + u . grad w = nu Laplacian w + f on the periodic unit square, u = (psi_y, -psi_x), "
+                "-Laplacian psi = w, nu = {nu:g}, f = {forcing}. The FNO maps w(., 0) to w(., {t_end:g}).",
+        solver="`turbofno/zoo/navier_stokes.py`: Fourier pseudo-spectral with 2/3 dealiasing on the {size}x{size} "
+               "grid, ETDRK4 with the viscous term integrated exactly, dt = {dt}. Checked in "
+               "`tests/python/test_solvers.py` (exact single-shell decay, exact forced growth from rest, "
+               "divergence-free velocity, energy decay, agreement with a 2x finer grid and 2x smaller step).",
+        inputs="w0 ~ N(0, 7^3 (-Laplacian + 49 I)^-2.5) on the periodic square, |k_x|, |k_y| < 32, zero mean "
+               "(`grf_periodic_2d`).",
+    ),
 }
 
 
@@ -69,7 +80,7 @@ the scalar mean/std of the training set (`normalization` in config.json; `turbof
 ## Training
 {tr['optimizer']}, peak lr {tr['lr']}, weight decay {tr['weight_decay']}, batch {tr['batch']}, {tr['epochs']} epochs,
 loss: relative L2 in physical units, torch seed {tr['seed']}; {tr['n_train']} samples; {tr['wall_s'] / 60:.0f} min on
-{tr['device']} ({'one thread of a shared 2-core machine' if tr['device'] == 'cpu' else tr['device']}).
+{tr['device']} ({f"{tr.get('threads', 1)} thread(s) of a shared 2-core machine" if tr['device'] == 'cpu' else tr['device']}).
 
 ## Test error against the solver
 | | relative L2 |
@@ -83,7 +94,7 @@ Per sample 0..{t['check_n'] - 1}: {per_sample}.
 ## Regenerate
 ```
 python models/generate_data.py {name}                    # -> models/data/{name}.npz (solver, CPU)
-python models/train.py {name} --epochs {tr['epochs']} --threads 1   # -> the checkpoint above (CPU; --device cuda on a GPU)
+python models/train.py {name} --epochs {tr['epochs']} --threads {tr.get('threads', 1)}   # -> the checkpoint above (CPU; --device cuda on a GPU)
 python models/make_card.py {name}                        # -> this card
 pytest tests/python/test_models.py -k {name}             # re-check the stated errors
 ```

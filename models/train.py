@@ -1,7 +1,8 @@
 """Train a bundled FNO (neuraloperator's FNO class) on data from generate_data.py, CPU or GPU.
 
-    python models/train.py darcy   --epochs 40  --threads 1
+    python models/train.py darcy   --epochs 70  --threads 1
     python models/train.py burgers --epochs 300 --threads 1
+    python models/train.py navier_stokes --epochs 50 --threads 2
 
 Writes python/turbofno/zoo/checkpoints/<model>/{model.pt, config.json} and prints the test relative
 L2 error against the solver (all test samples, and the first few that tests/python/test_models.py re-checks).
@@ -26,6 +27,7 @@ from turbofno.zoo.recipes import RECIPES  # noqa: E402
 FNO_CONFIGS = {
     "darcy": dict(n_modes=[12, 12], in_channels=1, out_channels=1, hidden_channels=32, n_layers=4),
     "burgers": dict(n_modes=[32], in_channels=1, out_channels=1, hidden_channels=64, n_layers=4),
+    "navier_stokes": dict(n_modes=[16, 16], in_channels=1, out_channels=1, hidden_channels=32, n_layers=4),
 }
 CHECK_SAMPLES = 8  # test samples re-checked by the test suite
 
@@ -97,7 +99,7 @@ def main() -> int:
     errors = evaluate(model, norm, x_test, y_test, "cpu", 50)
     config["training"] = dict(epochs=args.epochs, batch=args.batch, lr=args.lr, weight_decay=args.weight_decay,
                               optimizer="AdamW + OneCycleLR", loss="relative L2", seed=args.seed,
-                              n_train=len(x_train), device=args.device, wall_s=round(time.time() - start))
+                              n_train=len(x_train), device=args.device, threads=torch.get_num_threads(), wall_s=round(time.time() - start))
     config["test"] = dict(n=len(errors), rel_l2_mean=float(errors.mean()), rel_l2_max=float(errors.max()),
                           check_n=CHECK_SAMPLES, check_rel_l2_mean=float(errors[:CHECK_SAMPLES].mean()),
                           check_rel_l2=[float(e) for e in errors[:CHECK_SAMPLES]])

@@ -16,13 +16,14 @@ import time
 import traceback
 
 DEMO_SPLIT = 2  # data splits: 0 train, 1 test, 2 + seed for the demo's fresh samples
-FIELD_NAMES = {"darcy": ("permeability a", "pressure u"), "burgers": ("u(x, 0)", "u(x, {t_end:g})")}  # by solver
+FIELD_NAMES = {"darcy": ("permeability a", "pressure u"), "burgers": ("u(x, 0)", "u(x, {t_end:g})"),
+               "navier_stokes": ("vorticity w(x, 0)", "vorticity w(x, {t_end:g})")}  # by solver
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="run a bundled FNO through the exporter and ONNX Runtime, check and time it",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default="all", help="bundled model name (darcy, burgers) or 'all' (default)")
+    p.add_argument("--model", default="all", help="bundled model name (darcy, burgers, navier_stokes) or 'all' (default)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when both PyTorch and onnxruntime have it, else CPU")
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("turbofno-demo-out"),

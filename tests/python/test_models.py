@@ -13,7 +13,7 @@ from turbofno.zoo.checkpoints import Normalizer, available, load_model, relative
 from turbofno.zoo.recipes import TEST, TRAIN, make_samples
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MODELS = ["darcy", "burgers"]
+MODELS = ["darcy", "burgers", "navier_stokes"]
 
 
 def test_both_models_are_bundled():
