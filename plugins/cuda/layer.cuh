@@ -39,7 +39,8 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
     cudaError_t err;
 
     const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
-    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + kMixOutPerBlock - 1) / kMixOutPerBlock);
+    const int mixOutPerBlock = kMixOut * g.mixWarps, mixThreads = 32 * g.mixWarps;
+    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock);
     const int64_t invBlocks = static_cast<int64_t>(g.N) * g.Cout * ((g.A + g.iRows - 1) / g.iRows);
     constexpr int64_t kMaxGridX = 2147483647;
     if (fwdBlocks > kMaxGridX || mixBlocks > kMaxGridX || invBlocks > kMaxGridX || g.split > 65535) {
@@ -59,7 +60,7 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
             tcForwardKernel<T><<<dim3(static_cast<unsigned>(tcFwdBlocks), g.tSplit), kTcThreads, plan.tcFwdSmem, stream>>>(
                 g, static_cast<const T*>(x), specIn);
             if ((err = cudaGetLastError()) != cudaSuccess) return err;
-            spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kMixThreads, plan.mixSmem, stream>>>(
+            spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), mixThreads, plan.mixSmem, stream>>>(
                 g, specIn, static_cast<const T*>(weight), specOut);
             if ((err = cudaGetLastError()) != cudaSuccess) return err;
             tcInverseKernel<T><<<static_cast<unsigned>(tcInvBlocks), kTcThreads, plan.tcInvSmem, stream>>>(
@@ -72,7 +73,7 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
         g, static_cast<const T*>(x), specIn);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
 
-    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), kMixThreads, plan.mixSmem, stream>>>(
+    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), mixThreads, plan.mixSmem, stream>>>(
         g, specIn, static_cast<const T*>(weight), specOut);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
 

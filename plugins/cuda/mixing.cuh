@@ -13,30 +13,37 @@
 namespace turbofno {
 namespace cuda {
 
-// Dense mixing tile: a block owns 32 consecutive modes (lanes) and kMixOutPerBlock output channels
-// (kMixOut per warp). The spectrum of g.mixBatch batch items x g.mixIn input channels is staged in
-// shared memory in one go (all loads in flight, partials summed); weights stream from global memory
-// in the unrolled channel loop, each read once per g.mixBatch batch items (once in total for N <= 8).
-constexpr int kMixThreads = 256;
-constexpr int kMixOut = 2;                                  // output channels per thread
-constexpr int kMixOutPerBlock = kMixOut * (kMixThreads / 32);
-constexpr int kMixMaxBatch = 8;                             // register accumulators per output
+// Dense mixing tile: a block owns 32 consecutive modes (lanes) and kMixOut * g.mixWarps output
+// channels (kMixOut per warp; g.mixWarps warps, fewer for small problems so that more blocks run).
+// The spectrum of g.mixBatch batch items x g.mixIn input channels is staged in shared memory per
+// step (partials summed); weights stream from global memory in the unrolled channel loop, each read
+// once per g.mixBatch batch items (once in total for N <= 8).
+//
+// Latency: every staging step and the separable path keep kMixLoads independent loads in flight per
+// thread (addresses clamped in range instead of branches, so the loads issue back to back); a
+// serial load -> store chain per element (and per forward partial) made staging the bulk of the time.
+constexpr int kMixMaxThreads = 256;
+constexpr int kMixOut = 2;        // output channels per thread
+constexpr int kMixMaxBatch = 8;   // register accumulators per output
+constexpr int kMixLoads = 8;      // staged rows per thread per round (loads in flight)
 
 template <typename T>
-__global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, const float2* __restrict__ specIn,
-                                                                  const T* __restrict__ w, float2* __restrict__ specOut) {
+__global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry g, const float2* __restrict__ specIn,
+                                                                     const T* __restrict__ w, float2* __restrict__ specOut) {
     extern __shared__ float4 mixSmem[];
-    float2* xs = reinterpret_cast<float2*>(mixSmem);  // [mixBatch][mixIn][32]
+    float2* xs = reinterpret_cast<float2*>(mixSmem);  // [nb][ni][32] of the current step
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
+    const int nWarps = blockDim.x / 32;
     const int mTiles = (g.Kall + 31) / 32;
     const int mTile = blockIdx.x % mTiles;
     const int oTile = blockIdx.x / mTiles;
     const int m = mTile * 32 + lane;
     const bool mOk = m < g.Kall;
+    const int mc = mOk ? m : g.Kall - 1;  // clamped: loads stay in range, results of idle lanes unused
     const size_t K = static_cast<size_t>(g.Kall);
     const size_t partStride = static_cast<size_t>(g.N) * g.Cin * K;
-    const int o0 = oTile * kMixOutPerBlock + warp * kMixOut;
+    const int o0 = (oTile * nWarps + warp) * kMixOut;
 
     if (g.separable) {
         // Cout == Cin; this thread owns channels o0, o0 + 1; no shared memory, no barriers.
@@ -46,16 +53,30 @@ __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, 
             const int c = o0 + q;
             if (c >= g.Cout) break;
             const float2 wv = loadComplex<T>(w + (static_cast<size_t>(c) * K + m) * 2);
-            for (int n = 0; n < g.N; ++n) {
-                const float2* p = specIn + (static_cast<size_t>(n) * g.Cin + c) * K + m;
-                float2 xv = p[0];
-                for (int s = 1; s < g.split; ++s) {
-                    xv.x += p[s * partStride].x;
-                    xv.y += p[s * partStride].y;
+            for (int n0 = 0; n0 < g.N; n0 += kMixLoads) {
+                float2 xv[kMixLoads];
+#pragma unroll
+                for (int j = 0; j < kMixLoads; ++j) {
+                    const int n = min(n0 + j, g.N - 1);
+                    xv[j] = specIn[(static_cast<size_t>(n) * g.Cin + c) * K + m];
                 }
-                float2 r = make_float2(0.f, 0.f);
-                cmac(r, xv, wv);
-                specOut[(static_cast<size_t>(n) * g.Cout + c) * K + m] = r;
+#pragma unroll 2
+                for (int s = 1; s < g.split; ++s) {
+#pragma unroll
+                    for (int j = 0; j < kMixLoads; ++j) {
+                        const int n = min(n0 + j, g.N - 1);
+                        const float2 v = specIn[s * partStride + (static_cast<size_t>(n) * g.Cin + c) * K + m];
+                        xv[j].x += v.x;
+                        xv[j].y += v.y;
+                    }
+                }
+#pragma unroll
+                for (int j = 0; j < kMixLoads; ++j) {
+                    if (n0 + j >= g.N) break;
+                    float2 r = make_float2(0.f, 0.f);
+                    cmac(r, xv[j], wv);
+                    specOut[(static_cast<size_t>(n0 + j) * g.Cout + c) * K + m] = r;
+                }
             }
         }
         return;
@@ -72,25 +93,35 @@ __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, 
 
         for (int i0 = 0; i0 < g.Cin; i0 += g.mixIn) {
             const int ni = min(g.mixIn, g.Cin - i0);
-            __syncthreads();  // previous chunk's xs consumed
-#pragma unroll 8
-            for (int e = threadIdx.x; e < nb * ni * 32; e += kMixThreads) {
-                const int l = e % 32, rest = e / 32;
-                const int ii = rest % ni, b = rest / ni;
-                const int mm = mTile * 32 + l;
-                float2 v = make_float2(0.f, 0.f);
-                if (mm < g.Kall) {
-                    const float2* p = specIn + (static_cast<size_t>(n0 + b) * g.Cin + i0 + ii) * K + mm;
-                    v = p[0];
-                    for (int s = 1; s < g.split; ++s) {
-                        v.x += p[s * partStride].x;
-                        v.y += p[s * partStride].y;
+            const int rows = nb * ni;  // staged row r = b * ni + ii, 32 modes each
+            __syncthreads();  // previous step's xs consumed
+            for (int r0 = warp; r0 < rows; r0 += kMixLoads * nWarps) {
+                size_t off[kMixLoads];
+                float2 v[kMixLoads];
+#pragma unroll
+                for (int j = 0; j < kMixLoads; ++j) {
+                    const int r = min(r0 + j * nWarps, rows - 1);
+                    const int b = r / ni, ii = r - b * ni;
+                    off[j] = (static_cast<size_t>(n0 + b) * g.Cin + i0 + ii) * K + mc;
+                    v[j] = specIn[off[j]];
+                }
+#pragma unroll 2
+                for (int s = 1; s < g.split; ++s) {
+#pragma unroll
+                    for (int j = 0; j < kMixLoads; ++j) {
+                        const float2 p = specIn[s * partStride + off[j]];
+                        v[j].x += p.x;
+                        v[j].y += p.y;
                     }
                 }
-                xs[(b * g.mixIn + ii) * 32 + l] = v;
+#pragma unroll
+                for (int j = 0; j < kMixLoads; ++j) {
+                    const int r = r0 + j * nWarps;
+                    if (r < rows) xs[r * 32 + lane] = mOk ? v[j] : make_float2(0.f, 0.f);
+                }
             }
             __syncthreads();
-            const T* wp = w + ((static_cast<size_t>(i0) * g.Cout + o0) * K + m) * 2;
+            const T* wp = w + ((static_cast<size_t>(i0) * g.Cout + o0) * K + mc) * 2;
             const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
 #pragma unroll 8
             for (int ii = 0; ii < ni; ++ii, wp += wStep) {
@@ -99,7 +130,7 @@ __global__ void __launch_bounds__(kMixThreads, 2) spectralMixKernel(Geometry g, 
 #pragma unroll
                 for (int b = 0; b < kMixMaxBatch; ++b) {
                     if (b < nb) {
-                        const float2 xv = xs[(b * g.mixIn + ii) * 32 + lane];
+                        const float2 xv = xs[(b * ni + ii) * 32 + lane];
                         cmac(acc[b][0], xv, w0);
                         cmac(acc[b][1], xv, w1);
                     }

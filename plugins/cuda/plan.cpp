@@ -230,6 +230,11 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         g.mixIn = std::min(g.mixIn, g.Cin);
     }
     plan.mixSmem = static_cast<size_t>(g.mixBatch) * g.mixIn * 32 * 8;
+    // Small problems: fewer warps (output channels) per block, so that about one block per SM runs
+    // (1x32x64x64 m16: 32 blocks of 8 warps -> 128 blocks of 2).
+    const int64_t mixTiles = ceilDiv(g.Kall, 32);
+    g.mixWarps = 8;
+    while (g.mixWarps > 2 && mixTiles * ceilDiv(g.Cout, 2 * g.mixWarps) < kTargetBlocks / 2) g.mixWarps /= 2;
 
     // Tensor-core path: the workspace fits either path's row split (the selection is a process-wide
     // setting, the workspace size must not depend on it).

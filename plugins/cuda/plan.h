@@ -50,8 +50,10 @@ struct Geometry {
     int pairSlots = 0;     // max(p, q + 1): slots f = 0.. of the paired table
     int twTables = 1;      // 1: twiddle tables in shared memory, 0: computed on the fly (huge axes)
 
-    // mixing kernel: grid ceil(Kall/32) * ceil(Cout/16); stages mixBatch x mixIn spectra per step
+    // mixing kernel: grid ceil(Kall/32) * ceil(Cout/(2*mixWarps)), 32*mixWarps threads; stages
+    // mixBatch x mixIn spectra per step
     int mixBatch = 1, mixIn = 1;
+    int mixWarps = 8;
 
     // tensor-core path (tc_forward.cuh / tc_inverse.cuh, d == 2 only; see plugins/cuda/README.md).
     // Sizes ending in p are padded to the wmma tile (8 or 16); tfOff / tiOff are float offsets of the
