@@ -112,3 +112,14 @@ def test_demo_reports_a_broken_checkpoint(tmp_path, monkeypatch, ort_lib, capsys
     monkeypatch.setattr(checkpoints, "CHECKPOINT_DIR", tmp_path / "ckpt")
     assert main(["demo", "--model", "burgers", "--threads", "1", "--out", str(tmp_path / "out")]) == 1
     assert "demo of 'burgers' failed" in capsys.readouterr().err
+
+
+def test_demo_device_cuda_without_cuda_provider_is_a_clear_error(capsys):
+    import onnxruntime as ort
+
+    from turbofno.cli import main
+
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        pytest.skip("onnxruntime has CUDA here")
+    assert main(["demo", "--model", "burgers", "--device", "cuda"]) == 2
+    assert "CUDAExecutionProvider" in capsys.readouterr().err
