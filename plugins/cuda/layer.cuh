@@ -40,7 +40,8 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
 
     const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
     const int mixOutPerBlock = kMixOut * g.mixWarps, mixThreads = 32 * g.mixWarps;
-    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock);
+    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
+                              ((g.N + g.mixBatch - 1) / g.mixBatch);  // mode tiles x output tiles x batch chunks
     const int64_t invBlocks = static_cast<int64_t>(g.N) * g.Cout * ((g.A + g.iRows - 1) / g.iRows);
     constexpr int64_t kMaxGridX = 2147483647;
     if (fwdBlocks > kMaxGridX || mixBlocks > kMaxGridX || invBlocks > kMaxGridX || g.split > 65535) {

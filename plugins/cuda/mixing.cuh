@@ -2,7 +2,7 @@
 // (separable: Y[n, c, m] = X[n, c, m] * W[c, 0, m]).
 //
 // Lanes run over consecutive modes m (coalesced weight and spectrum reads), warps over output
-// channels. Every weight element is read once per kMixBatch batch items (once in total for N <= 8):
+// channels. Every weight element is read once per g.mixBatch batch items (once in total for N <= 8):
 // the weights, as large as the activations at typical sizes, stream through memory about once.
 // The forward row-split partials are summed here while staging X.
 #pragma once
@@ -13,8 +13,9 @@
 namespace turbofno {
 namespace cuda {
 
-// Dense mixing tile: a block owns 32 consecutive modes (lanes) and kMixOut * g.mixWarps output
-// channels (kMixOut per warp; g.mixWarps warps, fewer for small problems so that more blocks run).
+// Dense mixing tile: a block owns 32 consecutive modes (lanes), kMixOut * g.mixWarps output
+// channels (kMixOut per warp; g.mixWarps warps, fewer for small problems so that more blocks run)
+// and one chunk of g.mixBatch batch items (grid: mode tiles x output tiles x batch chunks).
 // The spectrum of g.mixBatch batch items x g.mixIn input channels is staged in shared memory per
 // step (partials summed); weights stream from global memory in the unrolled channel loop, each read
 // once per g.mixBatch batch items (once in total for N <= 8).
@@ -36,8 +37,11 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     const int warp = threadIdx.x / 32;
     const int nWarps = blockDim.x / 32;
     const int mTiles = (g.Kall + 31) / 32;
+    const int oTiles = (g.Cout + kMixOut * nWarps - 1) / (kMixOut * nWarps);
     const int mTile = blockIdx.x % mTiles;
-    const int oTile = blockIdx.x / mTiles;
+    const int oTile = (blockIdx.x / mTiles) % oTiles;
+    const int nBegin = (blockIdx.x / mTiles / oTiles) * g.mixBatch;  // this block's batch chunk
+    const int nEnd = min(g.N, nBegin + g.mixBatch);
     const int m = mTile * 32 + lane;
     const bool mOk = m < g.Kall;
     const int mc = mOk ? m : g.Kall - 1;  // clamped: loads stay in range, results of idle lanes unused
@@ -53,18 +57,18 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
             const int c = o0 + q;
             if (c >= g.Cout) break;
             const float2 wv = loadComplex<T>(w + (static_cast<size_t>(c) * K + m) * 2);
-            for (int n0 = 0; n0 < g.N; n0 += kMixLoads) {
+            for (int n0 = nBegin; n0 < nEnd; n0 += kMixLoads) {
                 float2 xv[kMixLoads];
 #pragma unroll
                 for (int j = 0; j < kMixLoads; ++j) {
-                    const int n = min(n0 + j, g.N - 1);
+                    const int n = min(n0 + j, nEnd - 1);
                     xv[j] = specIn[(static_cast<size_t>(n) * g.Cin + c) * K + m];
                 }
 #pragma unroll 2
                 for (int s = 1; s < g.split; ++s) {
 #pragma unroll
                     for (int j = 0; j < kMixLoads; ++j) {
-                        const int n = min(n0 + j, g.N - 1);
+                        const int n = min(n0 + j, nEnd - 1);
                         const float2 v = specIn[s * partStride + (static_cast<size_t>(n) * g.Cin + c) * K + m];
                         xv[j].x += v.x;
                         xv[j].y += v.y;
@@ -72,7 +76,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
                 }
 #pragma unroll
                 for (int j = 0; j < kMixLoads; ++j) {
-                    if (n0 + j >= g.N) break;
+                    if (n0 + j >= nEnd) break;
                     float2 r = make_float2(0.f, 0.f);
                     cmac(r, xv[j], wv);
                     specOut[(static_cast<size_t>(n0 + j) * g.Cout + c) * K + m] = r;
@@ -83,8 +87,8 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     }
 
     const bool oOk0 = mOk && o0 < g.Cout, oOk1 = mOk && o0 + 1 < g.Cout;
-    for (int n0 = 0; n0 < g.N; n0 += g.mixBatch) {
-        const int nb = min(g.mixBatch, g.N - n0);
+    for (int n0 = nBegin; n0 < nEnd; n0 += g.mixBatch) {  // one step: a block owns one batch chunk
+        const int nb = nEnd - n0;
         float2 acc[kMixMaxBatch][kMixOut];
 #pragma unroll
         for (int b = 0; b < kMixMaxBatch; ++b)

@@ -230,11 +230,16 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         g.mixIn = std::min(g.mixIn, g.Cin);
     }
     plan.mixSmem = static_cast<size_t>(g.mixBatch) * g.mixIn * 32 * 8;
+    // The grid has one block per (mode tile, output tile, batch chunk of mixBatch items).
     // Small problems: fewer warps (output channels) per block, so that about one block per SM runs
-    // (1x32x64x64 m16: 32 blocks of 8 warps -> 128 blocks of 2).
-    const int64_t mixTiles = ceilDiv(g.Kall, 32);
+    // (1x32x64x64 m16: 32 blocks of 8 warps -> 128 blocks of 2). Only while each warp stages at most
+    // 16 rows per step: every block stages the whole spectrum chunk, so with large chunks more,
+    // smaller blocks multiply the staging (measured: 32x64x128x128 m16 0.513 -> 0.550 ms).
+    const int64_t mixTiles = static_cast<int64_t>(ceilDiv(g.Kall, 32)) * ceilDiv(g.N, g.mixBatch);  // x batch chunks
+    const int64_t mixRows = static_cast<int64_t>(g.mixBatch) * g.mixIn;
     g.mixWarps = 8;
-    while (g.mixWarps > 2 && mixTiles * ceilDiv(g.Cout, 2 * g.mixWarps) < kTargetBlocks / 2) g.mixWarps /= 2;
+    while (g.mixWarps > 2 && mixTiles * ceilDiv(g.Cout, 2 * g.mixWarps) < kTargetBlocks / 2 && mixRows <= 16 * (g.mixWarps / 2))
+        g.mixWarps /= 2;
 
     // Tensor-core path: the workspace fits either path's row split (the selection is a process-wide
     // setting, the workspace size must not depend on it).

@@ -50,7 +50,7 @@ struct Geometry {
     int pairSlots = 0;     // max(p, q + 1): slots f = 0.. of the paired table
     int twTables = 1;      // 1: twiddle tables in shared memory, 0: computed on the fly (huge axes)
 
-    // mixing kernel: grid ceil(Kall/32) * ceil(Cout/(2*mixWarps)), 32*mixWarps threads; stages
+    // mixing kernel: grid ceil(Kall/32) * ceil(Cout/(2*mixWarps)) * ceil(N/mixBatch), 32*mixWarps threads; stages
     // mixBatch x mixIn spectra per step
     int mixBatch = 1, mixIn = 1;
     int mixWarps = 8;
