@@ -359,6 +359,9 @@ int main() {
     runCase({"3d 33x30x8 K(24,24,4) f16", {33, 30, 8}, 1, 2, 2, {12, 12, 4}, {12, 12, 0}, false, false, DataType::kFloat16}, rng);
     runCase({"2d 400x64 K(400,32) chunked inverse staging f32", {400, 64}, 1, 2, 2, {200, 32}, {200, 0}, false, false, DataType::kFloat32}, rng);
     runCase({"2d 128x128 m(8,8) N9 Cin5 (mix batch>8) f32", {128, 128}, 9, 5, 6, {8, 8}, {8, 0}, false, true, DataType::kFloat32}, rng);
+    // mixing: one block per batch chunk of <= 8 items (3 chunks, the last partial), with forward row split
+    runCase({"2d 16x16 N20 Cin7 Cout9 (mix batch chunks + split) f32", {16, 16}, 20, 7, 9, {3, 4}, {2, 0}, false, false, DataType::kFloat32}, rng);
+    runCase({"2d 20x18 N19 separable (mix batch chunks) f16", {20, 18}, 19, 3, 3, {4, 5}, {3, 0}, true, true, DataType::kFloat16}, rng);
     // tensor-core path plans (TURBOFNO_CUDA_DFT=tc): two leading / last-axis tiles + row split,
     // five last-axis tiles, the benchmark geometry in bf16, a last axis too long for it (FMA fallback)
     runCase({"2d 256x200 K(36+36) k40 tiles + split f32", {256, 200}, 1, 2, 2, {36, 40}, {36, 0}, false, true, DataType::kFloat32}, rng);

@@ -47,6 +47,7 @@ SHAPES = [
     ((256, 200), [36, 40], [36, 0], 1, 2, 2),  # tensor-core path: two leading / last-axis tiles, row split
     ((24, 300), [5, 70], [3, 0], 2, 2, 3),     # tensor-core path: five last-axis tiles
     ((24, 600), [5, 70], [3, 0], 2, 2, 3),     # last axis above the tensor-core limit (FMA either way)
+    ((20, 18), [4, 5], [3, 0], 11, 3, 5),      # mixing: two batch chunks (8 + 3), row split
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
