@@ -58,6 +58,11 @@ if [ -n "${ONNXRUNTIME_INCLUDE_DIR:-}" ]; then
 fi
 "$PY" -m pip install -v "${PIP_ARGS[@]}" ".[test]"
 
+# PhysicsNeMo's layers for the exporter tests: the wheel installs without its dependencies (the package
+# import needs warp-lang, a large binary; the tests load its spectral_layers.py directly).
+step "pip install --no-deps nvidia-physicsnemo==2.2.2 (exporter tests against its real layer code)"
+"$PY" -m pip install -q --no-deps nvidia-physicsnemo==2.2.2 jaxtyping==0.3.11 wadler_lindig==0.1.8
+
 step "turbofno info"
 "$VENV/bin/turbofno" info
 
