@@ -1,12 +1,11 @@
-// Standalone correctness test of core::runCpu against a float64 direct-DFT reference written here
-// (no FFT library): random inputs, odd / non-power-of-two sizes, d = 1..3, dense and separable,
+// Standalone correctness test of core::runCpu against the shared float64 direct-DFT reference
+// (reference_layer.h, no FFT library): random inputs, odd / non-power-of-two sizes, d = 1..3, dense and separable,
 // with and without bias, fp32 / fp16 / bf16, several thread counts, and bad-input errors.
 // Exit code 0 when every case passes. TURBOFNO_CPU_ISA=portable|avx2|avx512 picks the kernels.
 // Build from the repository root (or link turbofno_core from CMake):
 //   g++ -std=c++17 -O2 -Iplugins/include -Iplugins/src plugins/src/validate.cpp plugins/cpu/*.cpp
 //       tests/cpp/test_cpu_kernel.cpp -o test_cpu_kernel -lpthread
 #include <cmath>
-#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +20,7 @@
 #include "../../plugins/cpu/half.h"
 #include "../../plugins/cpu/kernels.h"
 #include "turbofno/cpu.h"
+#include "reference_layer.h"
 
 using namespace turbofno;
 using core::DataType;
@@ -45,83 +45,22 @@ double roundTo(double v, DataType t) {
     return f;
 }
 
-// Kept frequencies of one axis (docs/op.md): low block 0..p-1 then S-q..S-1; last axis 0..k-1.
-std::vector<int64_t> keptFreqs(int64_t S, int32_t p, int32_t q) {
-    std::vector<int64_t> f;
-    for (int32_t m = 0; m < p; ++m) f.push_back(m);
-    for (int32_t m = 0; m < q; ++m) f.push_back(S - q + m);
-    return f;
-}
-
-// y = irfftn(mix(rfftn(x)) restricted to kept modes) + bias, all in double, by direct sums.
+// The shared float64 direct-DFT reference (tests/cpp/reference_layer.h) for one case.
 std::vector<double> reference(const Case& c, const std::vector<double>& x, const std::vector<double>& w,
                               const std::vector<double>& b) {
-    const int d = c.d;
-    std::vector<std::vector<int64_t>> freqs(d);
-    int64_t P = 1, Kt = 1;
-    for (int j = 0; j < d; ++j) {
-        freqs[j] = keptFreqs(c.S[j], c.low[j], c.high[j]);
-        P *= c.S[j];
-        Kt *= static_cast<int64_t>(freqs[j].size());
+    turbofno_test::RefProblem p;
+    p.rank = c.d;
+    p.n = c.n;
+    p.cin = c.cin;
+    p.cout = c.cout;
+    for (int j = 0; j < c.d; ++j) {
+        p.s[j] = c.S[j];
+        p.modesLow[j] = c.low[j];
+        p.modesHigh[j] = c.high[j];
     }
-    // Multi-indices of points and modes (row-major).
-    auto unravel = [&](int64_t idx, const std::vector<int64_t>& dims, int64_t* out) {
-        for (int j = d - 1; j >= 0; --j) {
-            out[j] = idx % dims[j];
-            idx /= dims[j];
-        }
-    };
-    std::vector<int64_t> kdims(d);
-    for (int j = 0; j < d; ++j) kdims[j] = static_cast<int64_t>(freqs[j].size());
-    // phase[mode][point] = sum_j f_j t_j / S_j (fraction of a turn, reduced exactly)
-    std::vector<double> phase(Kt * P);
-    std::vector<double> c2r(Kt);
-    const int64_t Sd = c.S[d - 1];
-    for (int64_t m = 0; m < Kt; ++m) {
-        int64_t mi[3];
-        unravel(m, kdims, mi);
-        const int64_t fd = freqs[d - 1][mi[d - 1]];
-        c2r[m] = (fd == 0 || (Sd % 2 == 0 && fd == Sd / 2)) ? 1.0 : 2.0;
-        for (int64_t t = 0; t < P; ++t) {
-            int64_t ti[3];
-            unravel(t, c.S, ti);
-            double ph = 0;
-            for (int j = 0; j < d; ++j) ph += static_cast<double>((freqs[j][mi[j]] * ti[j]) % c.S[j]) / c.S[j];
-            phase[m * P + t] = ph;
-        }
-    }
-    const double twoPi = 2.0 * M_PI;
-    std::vector<std::complex<double>> X(c.n * c.cin * Kt), Y(c.n * c.cout * Kt);
-    for (int64_t ni = 0; ni < c.n * c.cin; ++ni)
-        for (int64_t m = 0; m < Kt; ++m) {
-            std::complex<double> acc = 0;
-            for (int64_t t = 0; t < P; ++t) acc += x[ni * P + t] * std::polar(1.0, -twoPi * phase[m * P + t]);
-            X[ni * Kt + m] = acc;
-        }
-    for (int64_t n = 0; n < c.n; ++n)
-        for (int64_t o = 0; o < c.cout; ++o)
-            for (int64_t m = 0; m < Kt; ++m) {
-                std::complex<double> acc = 0;
-                if (c.separable) {
-                    acc = X[(n * c.cin + o) * Kt + m] * std::complex<double>(w[(o * Kt + m) * 2], w[(o * Kt + m) * 2 + 1]);
-                } else {
-                    for (int64_t i = 0; i < c.cin; ++i) {
-                        const int64_t wi = ((i * c.cout + o) * Kt + m) * 2;
-                        acc += X[(n * c.cin + i) * Kt + m] * std::complex<double>(w[wi], w[wi + 1]);
-                    }
-                }
-                Y[(n * c.cout + o) * Kt + m] = acc;
-            }
-    // C2R: the imaginary part of DC / Nyquist drops out of Re(Y e^{i theta}) automatically.
-    std::vector<double> y(c.n * c.cout * P);
-    for (int64_t no = 0; no < c.n * c.cout; ++no)
-        for (int64_t t = 0; t < P; ++t) {
-            double acc = 0;
-            for (int64_t m = 0; m < Kt; ++m)
-                acc += c2r[m] * std::real(Y[no * Kt + m] * std::polar(1.0, twoPi * phase[m * P + t]));
-            y[no * P + t] = acc / static_cast<double>(P) + (c.bias ? b[no % c.cout] : 0.0);
-        }
-    return y;
+    p.separable = c.separable;
+    p.hasBias = c.bias;
+    return turbofno_test::referenceSpectralConv(p, x, w, b);
 }
 
 // Typed buffer holding values of `dtype`, filled from doubles.

@@ -13,8 +13,10 @@
 #include <cuda_runtime_api.h>
 
 #include "trt_harness.h"
-#include "trt_reference.h"
+#include "reference_layer.h"
 #include "turbofno/core.h"
+
+using namespace turbofno_test;  // referenceSpectralConv, RefProblem, host fp16/bf16 conversions
 
 namespace trt_test {
 

@@ -1,5 +1,6 @@
 // Float64 reference for SpectralConv by direct DFT over the kept modes (docs/op.md), independent of
 // the core's kernels, plus host fp16/bf16 conversions. Small sizes only (O(N·C·K·S)).
+// Shared by the C++ tests: test_cpu_kernel and the TensorRT harness.
 #pragma once
 
 #include <cmath>
@@ -7,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-namespace trt_test {
+namespace turbofno_test {
 
 struct RefProblem {
     int rank = 0;
@@ -169,4 +170,4 @@ inline float bf16ToFloat(uint16_t b) {
     return f;
 }
 
-}  // namespace trt_test
+}  // namespace turbofno_test
