@@ -8,19 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .etdrk4 import etdrk4_coefficients, etdrk4_integrate
 from .grf import grf_periodic_1d
-
-
-def _etdrk4_coefficients(lin: np.ndarray, dt: float, contour_points: int = 32):
-    r = np.exp(1j * np.pi * (np.arange(1, contour_points + 1) - 0.5) / contour_points)
-    lr = dt * lin[:, None] + r[None, :]
-    e = np.exp(dt * lin)
-    e2 = np.exp(dt * lin / 2)
-    q = dt * np.real(np.mean((np.exp(lr / 2) - 1) / lr, axis=1))
-    f1 = dt * np.real(np.mean((-4 - lr + np.exp(lr) * (4 - 3 * lr + lr**2)) / lr**3, axis=1))
-    f2 = dt * np.real(np.mean((2 + lr + np.exp(lr) * (-2 + lr)) / lr**3, axis=1))
-    f3 = dt * np.real(np.mean((-4 - 3 * lr - lr**2 + np.exp(lr) * (4 - lr)) / lr**3, axis=1))
-    return e, e2, q, f1, f2, f3
 
 
 def solve_burgers(u0: np.ndarray, t_end: float, nu: float, dt: float) -> np.ndarray:
@@ -33,22 +22,12 @@ def solve_burgers(u0: np.ndarray, t_end: float, nu: float, dt: float) -> np.ndar
     dealias = np.fft.rfftfreq(n, d=1.0 / n) < n / 3
     steps = max(1, int(np.ceil(t_end / dt - 1e-9)))
     dt = t_end / steps
-    e, e2, q, f1, f2, f3 = _etdrk4_coefficients(-nu * k**2, dt)
     g = -0.5j * k * dealias
 
     def nonlinear(v):
         return g * np.fft.rfft(np.fft.irfft(v, n=n) ** 2)
 
-    v = np.fft.rfft(u0)
-    for _ in range(steps):
-        nv = nonlinear(v)
-        a = e2 * v + q * nv
-        na = nonlinear(a)
-        b = e2 * v + q * na
-        nb = nonlinear(b)
-        c = e2 * a + q * (2 * nb - nv)
-        nc = nonlinear(c)
-        v = e * v + nv * f1 + 2 * (na + nb) * f2 + nc * f3
+    v = etdrk4_integrate(np.fft.rfft(u0), steps, etdrk4_coefficients(-nu * k**2, dt), nonlinear)
     return np.fft.irfft(v, n=n)
 
 

@@ -3,11 +3,13 @@
     w_t + u . grad w = nu Laplacian w + f,   u = (psi_y, -psi_x),   -Laplacian psi = w.
 
 Fourier pseudo-spectral (2/3-rule dealiasing), ETDRK4 in time with the viscous term integrated exactly
-(Kassam & Trefethen contour integrals for the phi-functions, as in burgers.py).
+(Kassam & Trefethen contour integrals for the phi-functions, etdrk4.py).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .etdrk4 import etdrk4_coefficients, etdrk4_integrate
 
 
 def _wavenumbers(n: int):
@@ -39,9 +41,6 @@ def solve_navier_stokes(w0: np.ndarray, t_end: float, nu: float, dt: float, forc
     f_hat = np.fft.rfft2(forcing) if forcing is not None else 0.0
     steps = max(1, int(np.ceil(t_end / dt - 1e-9)))
     dt = t_end / steps
-    from .burgers import _etdrk4_coefficients
-
-    e, e2, q, f1, f2, f3 = (c.reshape(k2.shape) for c in _etdrk4_coefficients((-nu * k2).ravel(), dt))
 
     def nonlinear(wh):
         psi = wh * inv_k2
@@ -51,16 +50,7 @@ def solve_navier_stokes(w0: np.ndarray, t_end: float, nu: float, dt: float, forc
         wy = np.fft.irfft2(1j * ky * wh, s=(n, n))
         return -np.fft.rfft2(u * wx + v * wy) * dealias + f_hat
 
-    wh = np.fft.rfft2(w0)
-    for _ in range(steps):
-        nv = nonlinear(wh)
-        a = e2 * wh + q * nv
-        na = nonlinear(a)
-        b = e2 * wh + q * na
-        nb = nonlinear(b)
-        c = e2 * a + q * (2 * nb - nv)
-        nc = nonlinear(c)
-        wh = e * wh + nv * f1 + 2 * (na + nb) * f2 + nc * f3
+    wh = etdrk4_integrate(np.fft.rfft2(w0), steps, etdrk4_coefficients(-nu * k2, dt), nonlinear)
     return np.fft.irfft2(wh, s=(n, n))
 
 
