@@ -18,27 +18,15 @@ unset TURBOFNO_LIB_DIR TURBOFNO_CHECKPOINT_DIR  # run the installed package and 
 
 say() { echo "=== [demo.sh] $*"; }
 
-if [ ! -x "$PY" ]; then
+# shellcheck source=install_env.sh
+source "$ROOT/scripts/install_env.sh"
+if [ "${TURBOFNO_SKIP_INSTALL:-0}" != "1" ]; then
+  turbofno_prepare_venv
+  say "pip install .[demo] (builds the op library in $BUILD_DIR; takes a few minutes the first time)"
+  turbofno_install demo "$BUILD_DIR" -q
+elif [ ! -x "$PY" ]; then
   say "creating the virtual environment $VENV"
   python3 -m venv "$VENV"
-fi
-
-if [ "${TURBOFNO_SKIP_INSTALL:-0}" != "1" ]; then
-  # torch first, pinned: the CPU build of 2.13.0 lies on disk on these machines; resolving it from the
-  # extras later could pull a multi-GB CUDA build instead.
-  if ! "$PY" -c "import sys, torch; sys.exit(0 if torch.__version__.split('+')[0] == '2.13.0' else 1)" 2>/dev/null; then
-    say "pip install torch==2.13.0"
-    "$PY" -m pip install torch==2.13.0
-  fi
-  say "pip install build requirements"
-  "$PY" -m pip install -q "scikit-build-core>=0.10" ninja
-  say "pip install .[demo] (builds the op library in $BUILD_DIR; takes a few minutes the first time)"
-  PIP_ARGS=(--no-build-isolation --config-settings=build-dir="$BUILD_DIR"
-            --config-settings=cmake.define.TURBOFNO_USE_CUDA="${TURBOFNO_USE_CUDA:-AUTO}")
-  if [ -n "${ONNXRUNTIME_INCLUDE_DIR:-}" ]; then
-    PIP_ARGS+=(--config-settings=cmake.define.ONNXRUNTIME_INCLUDE_DIR="$ONNXRUNTIME_INCLUDE_DIR")
-  fi
-  "$PY" -m pip install -q "${PIP_ARGS[@]}" ".[demo]"
 fi
 
 say "turbofno demo $*"

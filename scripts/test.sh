@@ -30,33 +30,15 @@ run_pytest() {
 }
 
 step "Python environment: $VENV"
-if [ ! -x "$PY" ]; then
-  python3 -m venv "$VENV"
-fi
+say() { step "$*"; }
+# shellcheck source=install_env.sh
+source "$ROOT/scripts/install_env.sh"
+turbofno_prepare_venv
 "$PY" -m pip --version
 
-# torch first, pinned: the CPU build of 2.13.0 lies on disk on these machines; resolving it from the
-# extras later could pull a multi-GB CUDA build instead.
-if ! "$PY" -c "import sys, torch; sys.exit(0 if torch.__version__.split('+')[0] == '2.13.0' else 1)" 2>/dev/null; then
-  step "pip install torch==2.13.0"
-  "$PY" -m pip install torch==2.13.0
-fi
-
-step "pip install build requirements"
-"$PY" -m pip install -q "scikit-build-core>=0.10" ninja
-
 step "pip install .[test] (C++ build in $BUILD_DIR, CUDA: ${TURBOFNO_USE_CUDA:-AUTO})"
-PIP_ARGS=(
-  --no-build-isolation
-  --config-settings=build-dir="$BUILD_DIR"
-  --config-settings=cmake.define.TURBOFNO_BUILD_TESTS=ON
-  --config-settings=cmake.define.TURBOFNO_USE_CUDA="${TURBOFNO_USE_CUDA:-AUTO}"
+turbofno_install test "$BUILD_DIR" -v --config-settings=cmake.define.TURBOFNO_BUILD_TESTS=ON \
   --config-settings=build.verbose=true
-)
-if [ -n "${ONNXRUNTIME_INCLUDE_DIR:-}" ]; then
-  PIP_ARGS+=(--config-settings=cmake.define.ONNXRUNTIME_INCLUDE_DIR="$ONNXRUNTIME_INCLUDE_DIR")
-fi
-"$PY" -m pip install -v "${PIP_ARGS[@]}" ".[test]"
 
 # PhysicsNeMo's layers for the exporter tests: the wheel installs without its dependencies (the package
 # import needs warp-lang, a large binary; the tests load its spectral_layers.py directly).
