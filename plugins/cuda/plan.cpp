@@ -264,5 +264,14 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     return plan;
 }
 
+size_t workspaceBound(const core::SpectralConvShape& maxShape) {
+    // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.
+    size_t kall = 1;
+    for (int j = 0; j < maxShape.rank; ++j) kall *= static_cast<size_t>(maxShape.kept[j]);
+    const size_t n = static_cast<size_t>(maxShape.batch);
+    return align256(static_cast<size_t>(kMaxSplit) * n * maxShape.inChannels * kall * 8) +
+           align256(n * maxShape.outChannels * kall * 8);
+}
+
 }  // namespace cuda
 }  // namespace turbofno

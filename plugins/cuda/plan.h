@@ -102,5 +102,8 @@ struct Plan {
 // accepted except for the size limit (a last-axis row must fit in shared memory): supported/whyNot.
 Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs);
 
+// Monotone upper bound of makePlan(s).workspaceBytes over every shape s <= maxShape (each size).
+size_t workspaceBound(const core::SpectralConvShape& maxShape);
+
 }  // namespace cuda
 }  // namespace turbofno

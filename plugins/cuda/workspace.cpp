@@ -1,4 +1,5 @@
-// core::cudaWorkspaceBytes: the two kept-mode spectra of the plan (plan.h), independent of the device.
+// core::cudaWorkspaceBytes / cudaWorkspaceBound / cudaCheckSupported: answers from the launch plan
+// (plan.h), independent of the device.
 #include "plan.h"
 #include "turbofno/core.h"
 
@@ -8,6 +9,16 @@ namespace core {
 size_t cudaWorkspaceBytes(const SpectralConvShape& shape, DataType /*dtype*/) {
     // Sizes depend on the shape only (separable: Cout == Cin is already in the shape).
     return cuda::makePlan(shape, nullptr).workspaceBytes;
+}
+
+size_t cudaWorkspaceBound(const SpectralConvShape& maxShape, DataType /*dtype*/) {
+    return cuda::workspaceBound(maxShape);
+}
+
+Status cudaCheckSupported(const SpectralConvShape& shape, DataType /*dtype*/) {
+    const cuda::Plan plan = cuda::makePlan(shape, nullptr);
+    if (plan.supported) return Status::success();
+    return Status::error(plan.whyNot);
 }
 
 }  // namespace core

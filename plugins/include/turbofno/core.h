@@ -51,5 +51,14 @@ void outputDims(const SpectralConvShape& shape, int64_t* dims);
 size_t cpuWorkspaceBytes(const SpectralConvShape& shape, int numThreads);
 size_t cudaWorkspaceBytes(const SpectralConvShape& shape, DataType dtype);
 
+// A workspace size that holds cudaWorkspaceBytes of every shape whose batch, channel and spatial
+// sizes are each <= those of `maxShape` (same rank, kept modes, bias). Monotone in every size, so a
+// TensorRT profile is sized from its max shape alone.
+size_t cudaWorkspaceBound(const SpectralConvShape& maxShape, DataType dtype);
+
+// Whether launchCuda can run `shape` (inferShape already accepted it); otherwise a message saying
+// why, for adapters to refuse the shape up front (e.g. at TensorRT build time).
+Status cudaCheckSupported(const SpectralConvShape& shape, DataType dtype);
+
 }  // namespace core
 }  // namespace turbofno
