@@ -1,21 +1,23 @@
-"""GPU benchmark of the fused SpectralConv layer vs PyTorch, one command on the GPU machine:
+"""GPU benchmark of the SpectralConv layer against PyTorch, one command on the GPU machine:
 
-    python3 bench/gpu_bench.py [--config bench/configs/gpu.json] [--no-compile] [--no-ort] [--out DIR] [--dft fma,tc]
+    python3 bench/gpu_bench.py [--config bench/configs/gpu.json] [--no-compile] [--no-ort] [--out DIR]
+                               [--paths fused,separable] [--shapes N]
 
-Per shape, in the same run: PyTorch eager, PyTorch CUDA-graph replay, torch.compile (the
-neuraloperator-style layer of ../shared/anchors: rfft2 -> two corner einsums -> irfft2), our kernel
-called directly (core::launchCuda through tests/gpu/tfno_capi.cpp; per-call and CUDA-graph replay,
-hot L2 and with inputs rotated through > 2x L2), our op in an ONNX Runtime CUDA session (IOBinding,
-device tensors; needs onnxruntime-gpu and build-gpu/ort_op/libturbofno_ort.so), and the memory floor
-(x + y + weights [+ bias] bytes / measured device copy bandwidth); plus fp16 for our kernel.
-"ours" columns use the default truncated-DFT path (TURBOFNO_CUDA_DFT or the built-in default); --dft
-also measures each listed path (fma: CUDA-core kernels, tc: tensor-core kernels) by graph replay.
-Writes gpu_bench.json, gpu_bench.md and gpu_bench.png into --out (default $OUT or bench/results).
+Per shape (d = 1, 2, 3; bench/configs/gpu.json), in the same run: PyTorch eager, PyTorch CUDA-graph
+replay and torch.compile of the neuraloperator-style layer (rfftn -> one einsum per corner block ->
+irfftn), our kernel called directly (core::launchCuda through tests/gpu/tfno_capi.cpp) as CUDA-graph
+replay with the planner's choice and with each forced algorithm (--paths), fp16 / bf16 for the
+low-precision rows, our op in an ONNX Runtime CUDA session (IOBinding, with and without ORT's CUDA
+graph; needs onnxruntime-gpu and build-gpu/ort_op/libturbofno_ort.so), the memory floor (x + y +
+weights + bias bytes / measured device copy bandwidth), and rel-L2 errors against a float64 PyTorch
+layer on the same inputs. TF32 is off for PyTorch. Writes gpu_bench.json, .md and .png into --out.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -28,13 +30,14 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))
 sys.path.insert(0, str(ROOT / "python"))
-from tfno import Layer, set_dft  # noqa: E402
+from tfno import PATHS, Layer, set_path  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
 
 
 def bench(fn, iters=100, warm=20):
-    """Median of per-call CUDA-event times (ms), as the anchor scripts measure."""
+    """Median of per-call CUDA-event times (ms)."""
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
@@ -60,24 +63,7 @@ def copy_bw():
     return 2 * n / (t * 1e-3)
 
 
-class TorchSpectral(torch.nn.Module):
-    """The anchors' PyTorch layer: keep [:m, :m] and [-m:, :m] of rfft2, einsum, irfft2."""
-
-    def __init__(self, w1, w2, m):
-        super().__init__()
-        self.w1, self.w2, self.m = w1, w2, m
-
-    def forward(self, x):
-        B, C, H, W = x.shape
-        xf = torch.fft.rfft2(x)
-        out = torch.zeros(B, self.w1.shape[1], H, W // 2 + 1, dtype=xf.dtype, device=x.device)
-        m = self.m
-        out[:, :, :m, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, :m, :m], self.w1)
-        out[:, :, -m:, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, -m:, :m], self.w2)
-        return torch.fft.irfft2(out, s=(H, W))
-
-
-def graph_of(fn, reps=1):
+def graph_of(fn):
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -86,104 +72,130 @@ def graph_of(fn, reps=1):
     torch.cuda.current_stream().wait_stream(s)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        for _ in range(reps):
-            fn()
+        fn()
     return g
 
 
-def ort_session(w, b, m, dtype):
+def corner_slices(S, m):
+    """Per leading axis the low block [:m] and the high block [-m:]; the last axis keeps [:m]."""
+    lead = [[slice(0, m), slice(s - m, s)] for s in S[:-1]]
+    return [tuple(c) + (slice(0, m),) for c in itertools.product(*lead)] if lead else [(slice(0, m),)]
+
+
+class TorchSpectral(torch.nn.Module):
+    """The neuraloperator-style layer: rfftn, one einsum per corner block of kept modes, irfftn."""
+
+    def __init__(self, wc, S, m):  # wc: complex [Cin, Cout, K_1.., k] in our kept-mode order
+        super().__init__()
+        self.S, self.m, self.d = tuple(S), m, len(S)
+        self.blocks = []
+        for corner in itertools.product(*[[0, 1]] * (self.d - 1)):
+            idx = tuple(slice(0, m) if c == 0 else slice(m, 2 * m) for c in corner) + (slice(0, m),)
+            self.blocks.append(wc[(slice(None), slice(None)) + idx].contiguous())
+        letters = "xyz"[: self.d]
+        self.eq = f"bi{letters},io{letters}->bo{letters}"
+
+    def forward(self, x):
+        dims = tuple(range(2, 2 + self.d))
+        xf = torch.fft.rfftn(x, dim=dims)
+        out = torch.zeros(x.shape[0], self.blocks[0].shape[1], *self.S[:-1], self.S[-1] // 2 + 1, dtype=xf.dtype, device=x.device)
+        for sl, w in zip(corner_slices(self.S, self.m), self.blocks):
+            idx = (slice(None), slice(None)) + sl
+            out[idx] = torch.einsum(self.eq, xf[idx], w)
+        return torch.fft.irfftn(out, s=self.S, dim=dims)
+
+
+def ort_session(w, b, low, high, npdt, cuda_graph):
     import onnxruntime as ort
     from turbofno.reference import make_model
 
     lib = os.environ.get("TURBOFNO_ORT_LIB", str(ROOT / "build-gpu" / "ort_op" / "libturbofno_ort.so"))
-    model = make_model(w, b, modes_low=[m, m], modes_high=[m, 0])
+    model = make_model(w.astype(npdt), b.astype(npdt), modes_low=low, modes_high=high)
     opts = ort.SessionOptions()
     opts.register_custom_ops_library(lib)
     opts.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=[("CUDAExecutionProvider", {"device_id": 0})])
+    prov = {"device_id": 0, "use_tf32": 0}
+    if cuda_graph:
+        prov["enable_cuda_graph"] = 1
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=[("CUDAExecutionProvider", prov)])
     assert "CUDAExecutionProvider" in sess.get_providers()
     return sess
 
 
-def run_shape(B, C, H, W, m, cfg, bw, args):
+def rel(a, ref):
+    return float((a.double() - ref).norm() / ref.norm())
+
+
+def run_shape(spec, cfg, bw, args):
+    B, C, S, m = spec["B"], spec["C"], list(spec["S"]), spec["m"]
+    d = len(S)
     iters, warm = cfg["iters"], cfg["warmup"]
+    low, high = [m] * d, [m] * (d - 1) + [0]
+    K = [2 * m] * (d - 1) + [m]
+    r = dict(B=B, C=C, S=S, modes=m, shape=f"{B}×{C}×{'×'.join(map(str, S))} m{m}")
     torch.manual_seed(0)
-    K1, k = 2 * m, m
-    r = dict(B=B, C=C, H=H, W=W, modes=m)
-    x = torch.randn(B, C, H, W, device="cuda")
-    w = torch.randn(C, C, K1, k, 2, device="cuda") / C  # our layout [Cin, Cout, K1, k, 2]
+    x = torch.randn(B, C, *S, device="cuda")
+    w = torch.randn(C, C, *K, 2, device="cuda") / C
     b = torch.randn(C, device="cuda")
     wc = torch.complex(w[..., 0], w[..., 1])
-    w1, w2 = wc[:, :, :m].contiguous(), wc[:, :, m:].contiguous()
-    mod = TorchSpectral(w1, w2, m)
+    bshape = (1, C) + (1,) * d
+    mod = TorchSpectral(wc, S, m)
     with torch.no_grad():
-        # float64 reference (complex128 weights): the error columns say how far each fp32 path is from exact
-        mod64 = TorchSpectral(w1.to(torch.complex128), w2.to(torch.complex128), m)
-        ref = (mod64(x.double()) + b.double().view(1, C, 1, 1))
-        y_t = mod(x) + b.view(1, C, 1, 1)
-        r["torch_f32_rel_err_vs_f64"] = float((y_t.double() - ref).norm() / ref.norm())
-        del mod64, y_t
-        r["torch_eager_ms"] = bench(lambda: mod(x), iters, warm)
-        g = graph_of(lambda: mod(x))
+        ref = TorchSpectral(wc.to(torch.complex128), S, m)(x.double()) + b.double().view(bshape)
+        r["torch_f32_err"] = rel(mod(x) + b.view(bshape), ref)
+        fn = lambda: mod(x) + b.view(bshape)  # noqa: E731 (bias included, as in our layer)
+        r["torch_eager_ms"] = bench(fn, iters, warm)
+        g = graph_of(fn)
         r["torch_graph_ms"] = bench(g.replay, iters, warm)
         del g
         if not args.no_compile:
             try:
-                comp = torch.compile(mod, mode=cfg.get("compile_mode", "default"))
-                comp(x)
-                r["torch_compile_ms"] = bench(lambda: comp(x), iters, warm)
+                comp = torch.compile(fn, mode=cfg.get("compile_mode", "default"))
+                comp()
+                r["torch_compile_ms"] = bench(comp, iters, warm)
             except Exception as ex:  # report, keep going
-                r["torch_compile_ms"] = None
                 r["torch_compile_error"] = repr(ex)[:300]
             torch._dynamo.reset()
 
-    # ours, fp32 (and fp16): direct per call, CUDA-graph replay, rotated inputs
-    for dt, tag in [(torch.float32, "f32")] + ([(torch.float16, "f16")] if cfg.get("fp16") else []):
+    nbytes32 = 4 * (x.numel() * 2 + w.numel() + b.numel())
+    r["floor_f32_ms"] = nbytes32 / bw * 1e3
+    dtypes = [(torch.float32, "f32")]
+    if spec.get("low_precision"):
+        dtypes += [(torch.float16, "f16"), (torch.bfloat16, "bf16")]
+    for dt, tag in dtypes:
         xs, ws_, bs = x.to(dt), w.to(dt), b.to(dt)
-        layer = Layer(xs.shape, ws_.shape, True, [m, m], [m, 0], dtype=dt)
-        y = torch.full((B, C, H, W), float("nan"), dtype=dt, device="cuda")
-        layer(xs, ws_, bs, y)
-        torch.cuda.synchronize()
-        r[f"ours_{tag}_rel_err_vs_f64"] = float((y.double() - ref).norm() / ref.norm())
-        r[f"ours_{tag}_ms"] = bench(lambda: layer(xs, ws_, bs, y), iters, warm)
-        g = graph_of(lambda: layer(xs, ws_, bs, y))
-        r[f"ours_{tag}_graph_ms"] = bench(g.replay, iters, warm)
-        del g
-        esz = xs.element_size()
-        nbytes = esz * (x.numel() + y.numel() + w.numel() + b.numel())
-        r[f"floor_{tag}_ms"] = nbytes / bw * 1e3
-        r[f"bytes_{tag}"] = nbytes
-        # cold L2: rotate through enough (x, w, y) sets to exceed 2x the 60 MB L2
-        sets = max(2, min(16, int(np.ceil(2 * 60e6 / nbytes)) + 1))
-        rot = [(xs.clone(), ws_.clone(), torch.empty_like(y)) for _ in range(sets)]
-        g = graph_of(lambda: [layer(a, c, bs, o) for a, c, o in rot])
-        r[f"ours_{tag}_graph_cold_ms"] = bench(g.replay, max(10, iters // sets), 3) / sets
-        del g, rot
-        for path in args.dft_paths:  # each truncated-DFT path, CUDA-graph replay
-            set_dft(path)
+        layer = Layer(xs.shape, ws_.shape, True, low, high, dtype=dt)
+        y = torch.empty(B, C, *S, dtype=dt, device="cuda")
+        for path in ["auto"] + (args.paths if tag == "f32" else []):
+            set_path(path)
             y.fill_(float("nan"))
             layer(xs, ws_, bs, y)
             torch.cuda.synchronize()
-            r[f"ours_{tag}_{path}_rel_err_vs_f64"] = float((y.double() - ref).norm() / ref.norm())
+            r[f"ours_{tag}_{path}_err"] = rel(y, ref)
             g = graph_of(lambda: layer(xs, ws_, bs, y))
-            r[f"ours_{tag}_{path}_graph_ms"] = bench(g.replay, iters, warm)
+            r[f"ours_{tag}_{path}_ms"] = bench(g.replay, iters, warm)
             del g
-        set_dft("env")
-        if not args.no_ort:
-            try:
-                npdt = np.float32 if dt is torch.float32 else np.float16
-                sess = ort_session(ws_.cpu().numpy().astype(npdt), bs.cpu().numpy().astype(npdt), m, dt)
-                yo = torch.full_like(y, float("nan"))
-                io = sess.io_binding()
-                io.bind_input("x", "cuda", 0, npdt, list(xs.shape), xs.data_ptr())
-                io.bind_output("y", "cuda", 0, npdt, list(yo.shape), yo.data_ptr())
-                sess.run_with_iobinding(io)
-                torch.cuda.synchronize()
-                r[f"ort_{tag}_rel_err_vs_direct"] = float((yo.float() - y.float()).norm() / y.float().norm())
-                r[f"ort_{tag}_ms"] = bench(lambda: sess.run_with_iobinding(io), iters, warm)
-            except Exception as ex:
-                r[f"ort_{tag}_ms"] = None
-                r[f"ort_{tag}_error"] = repr(ex)[:300]
+        set_path("auto")
+        if tag != "f32":
+            r[f"floor_{tag}_ms"] = nbytes32 / 2 / bw * 1e3
+        if not args.no_ort and dt is not torch.bfloat16:
+            npdt = np.float32 if dt is torch.float32 else np.float16
+            for cg in (False, True):
+                key = f"ort_{tag}{'_cg' if cg else ''}"
+                try:
+                    sess = ort_session(w.cpu().numpy(), b.cpu().numpy(), low, high, npdt, cg)
+                    yo = torch.full_like(y, float("nan"))
+                    io = sess.io_binding()
+                    io.bind_input("x", "cuda", 0, npdt, list(xs.shape), xs.data_ptr())
+                    io.bind_output("y", "cuda", 0, npdt, list(yo.shape), yo.data_ptr())
+                    sess.run_with_iobinding(io)  # (ORT CUDA graph: the first run captures)
+                    sess.run_with_iobinding(io)
+                    torch.cuda.synchronize()
+                    r[f"{key}_err"] = rel(yo, ref)
+                    r[f"{key}_ms"] = bench(lambda: sess.run_with_iobinding(io), iters, warm)
+                    del sess, io
+                except Exception as ex:
+                    r[f"{key}_error"] = repr(ex)[:300]
     return r
 
 
@@ -194,60 +206,72 @@ def fmt(v, p=3):
 def write_outputs(res, out: Path):
     out.mkdir(parents=True, exist_ok=True)
     (out / "gpu_bench.json").write_text(json.dumps(res, indent=1))
-    lines = [f"# GPU benchmark: fused SpectralConv vs PyTorch ({res['meta']['gpu']}, {res['meta']['date']}, commit {res['meta']['commit']})",
-             "",
-             f"Copy bandwidth {res['meta']['copy_bw_TBps']:.2f} TB/s. Times: median ms per layer call (CUDA events around each call; "
-             "'graph' = CUDA-graph replay; 'cold' = graph replay with inputs/weights rotated through > 2x L2). "
-             "Floor = (x + y + weights + bias bytes) / copy bandwidth.",
-             "",
-             "| B | C | H×W | m | torch eager | torch graph | torch.compile | ours f32 | ours f32 graph | ours f32 cold | ORT op f32 | floor f32 | ours/floor | graph speedup vs torch graph | ours f16 graph | ORT op f16 | floor f16 | f16/floor |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in res["rows"]:
-        best32 = r["ours_f32_graph_ms"]
-        lines.append(
-            f"| {r['B']} | {r['C']} | {r['H']}×{r['W']} | {r['modes']} | {fmt(r['torch_eager_ms'])} | {fmt(r['torch_graph_ms'])} | "
-            f"{fmt(r.get('torch_compile_ms'))} | {fmt(r['ours_f32_ms'])} | {fmt(best32)} | {fmt(r['ours_f32_graph_cold_ms'])} | "
-            f"{fmt(r.get('ort_f32_ms'))} | {fmt(r['floor_f32_ms'], 4)} | {best32 / r['floor_f32_ms']:.1f}x | "
-            f"{r['torch_graph_ms'] / best32:.1f}x | {fmt(r.get('ours_f16_graph_ms'))} | {fmt(r.get('ort_f16_ms'))} | "
-            f"{fmt(r.get('floor_f16_ms'), 4)} | {(r['ours_f16_graph_ms'] / r['floor_f16_ms']) if r.get('ours_f16_graph_ms') else float('nan'):.1f}x |")
-    paths = res["meta"].get("dft_paths") or []
-    if paths:
-        lines += ["", "Per truncated-DFT path (CUDA-graph replay, ms; rel-L2 error vs a float64 PyTorch reference in brackets):", "",
-                  "| B | C | H×W | m | " + " | ".join(f"{p} f32 | {p} f16" for p in paths) + " | floor f32 |",
-                  "|---|---|---|---|" + "---|---|" * len(paths) + "---|"]
-        for r in res["rows"]:
-            cells = []
-            for p in paths:
-                for tag in ("f32", "f16"):
-                    t, e = r.get(f"ours_{tag}_{p}_graph_ms"), r.get(f"ours_{tag}_{p}_rel_err_vs_f64")
-                    cells.append("—" if t is None else f"{t:.3f} [{e:.1e}]")
-            lines.append(f"| {r['B']} | {r['C']} | {r['H']}×{r['W']} | {r['modes']} | " + " | ".join(cells) +
-                         f" | {fmt(r['floor_f32_ms'], 4)} |")
-    lines += ["", "Accuracy (rel-L2 vs the float64 PyTorch layer on the same inputs):", "",
-              "| B | C | H×W | m | torch fp32 | ours f32 | ours f16 |", "|---|---|---|---|---|---|---|"]
-    for r in res["rows"]:
-        e = [r.get(k) for k in ("torch_f32_rel_err_vs_f64", "ours_f32_rel_err_vs_f64", "ours_f16_rel_err_vs_f64")]
-        lines.append(f"| {r['B']} | {r['C']} | {r['H']}×{r['W']} | {r['modes']} | " +
-                     " | ".join("—" if v is None else f"{v:.1e}" for v in e) + " |")
+    meta, rows = res["meta"], res["rows"]
+    paths = meta["paths"]
+    lines = [f"# SpectralConv layer on {meta['gpu']}: ours vs PyTorch ({meta['date']}, commit {meta['commit']})", "",
+             f"Median ms per layer call (CUDA events). 'graph' = CUDA-graph replay. Ours direct = core::launchCuda "
+             f"replayed in a CUDA graph ('auto' = the planner's choice). ORT = our op in an ONNX Runtime CUDA session "
+             f"with IOBinding (cg = ORT's CUDA graph). Floor = (x + y + weights + bias bytes) / {meta['copy_bw_TBps']:.2f} TB/s "
+             f"(measured copy bandwidth). TF32 off. Speed-up = PyTorch graph / ours.", "",
+             "| shape | torch eager | torch graph | torch.compile | ours f32 (auto) | " + " | ".join(f"ours {p}" for p in paths) +
+             " | ORT f32 | ORT f32 cg | floor f32 | ours/floor | speed-up vs torch graph | ORT cg vs torch graph |",
+             "|---|---|---|---|---|" + "---|" * len(paths) + "---|---|---|---|---|---|"]
+    speed, speed_ort = [], []
+    for r in rows:
+        ours = r["ours_f32_auto_ms"]
+        sp = r["torch_graph_ms"] / ours
+        speed.append(sp)
+        so = r["torch_graph_ms"] / r["ort_f32_cg_ms"] if r.get("ort_f32_cg_ms") else None
+        if so:
+            speed_ort.append(so)
+        lines.append(f"| {r['shape']} | {fmt(r['torch_eager_ms'])} | {fmt(r['torch_graph_ms'])} | {fmt(r.get('torch_compile_ms'))} | "
+                     f"{fmt(ours)} | " + " | ".join(fmt(r.get(f"ours_f32_{p}_ms")) for p in paths) +
+                     f" | {fmt(r.get('ort_f32_ms'))} | {fmt(r.get('ort_f32_cg_ms'))} | {fmt(r['floor_f32_ms'], 4)} | "
+                     f"{ours / r['floor_f32_ms']:.1f}× | {sp:.2f}× | {'—' if so is None else f'{so:.2f}×'} |")
+    gm = math.exp(sum(map(math.log, speed)) / len(speed))
+    lines += ["", f"Geometric mean speed-up of ours (direct, graph) over PyTorch CUDA-graph replay: **{gm:.2f}×** "
+              f"(min {min(speed):.2f}×, max {max(speed):.2f}×)."]
+    if speed_ort:
+        gmo = math.exp(sum(map(math.log, speed_ort)) / len(speed_ort))
+        lines.append(f"Our op in ORT with CUDA graph over PyTorch CUDA-graph replay: geometric mean **{gmo:.2f}×** "
+                     f"(min {min(speed_ort):.2f}×, max {max(speed_ort):.2f}×, {len(speed_ort)} shapes).")
+    lp = [r for r in rows if r.get("ours_f16_auto_ms")]
+    if lp:
+        lines += ["", "Low precision (ours direct, graph, ms; speed-up over our own fp32):", "",
+                  "| shape | f32 | f16 | bf16 | f16 vs f32 | bf16 vs f32 | ORT f16 cg | floor f16 |", "|---|---|---|---|---|---|---|---|"]
+        for r in lp:
+            f32, f16, bf = r["ours_f32_auto_ms"], r["ours_f16_auto_ms"], r.get("ours_bf16_auto_ms")
+            lines.append(f"| {r['shape']} | {fmt(f32)} | {fmt(f16)} | {fmt(bf)} | {f32 / f16:.2f}× | "
+                         f"{'—' if not bf else f'{f32 / bf:.2f}×'} | {fmt(r.get('ort_f16_cg_ms'))} | {fmt(r.get('floor_f16_ms'), 4)} |")
+    lines += ["", "Accuracy (rel-L2 against a float64 PyTorch layer on the same inputs):", "",
+              "| shape | torch fp32 | ours f32 | " + " | ".join(f"ours {p}" for p in paths) + " | ours f16 | ours bf16 | ORT f32 cg |",
+              "|---|---|---|" + "---|" * len(paths) + "---|---|---|"]
+    e = lambda v: "—" if v is None else f"{v:.1e}"  # noqa: E731
+    for r in rows:
+        lines.append(f"| {r['shape']} | {e(r.get('torch_f32_err'))} | {e(r.get('ours_f32_auto_err'))} | " +
+                     " | ".join(e(r.get(f"ours_f32_{p}_err")) for p in paths) +
+                     f" | {e(r.get('ours_f16_auto_err'))} | {e(r.get('ours_bf16_auto_err'))} | {e(r.get('ort_f32_cg_err'))} |")
+    errs = [f"{r['shape']}: {k} {v}" for r in rows for k, v in r.items() if k.endswith("_error")]
+    if errs:
+        lines += ["", "Errors:", ""] + [f"- {x}" for x in errs]
     (out / "gpu_bench.md").write_text("\n".join(lines) + "\n")
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        labels = [f"{r['B']}x{r['C']}x{r['H']}x{r['W']}\nm{r['modes']}" for r in res["rows"]]
+        labels = [r["shape"].replace(" m", "\nm") for r in rows]
         keys = [("torch_eager_ms", "torch eager"), ("torch_graph_ms", "torch graph"), ("torch_compile_ms", "torch.compile"),
-                ("ort_f32_ms", "ours ORT op f32"), ("ours_f32_graph_ms", "ours f32 (graph)"),
-                ("ours_f16_graph_ms", "ours f16 (graph)"), ("floor_f32_ms", "floor f32")]
+                ("ours_f32_auto_ms", "ours f32 (graph)"), ("ort_f32_cg_ms", "ours in ORT (cuda graph)"),
+                ("ours_f16_auto_ms", "ours f16"), ("floor_f32_ms", "floor f32")]
         xs = np.arange(len(labels))
-        fig, ax = plt.subplots(figsize=(12, 5))
+        fig, ax = plt.subplots(figsize=(16, 5.5))
         wdt = 0.12
         for i, (k, name) in enumerate(keys):
-            vals = [r.get(k) or np.nan for r in res["rows"]]
-            ax.bar(xs + (i - len(keys) / 2) * wdt, vals, wdt, label=name)
+            ax.bar(xs + (i - len(keys) / 2) * wdt, [r.get(k) or np.nan for r in rows], wdt, label=name)
         ax.set_yscale("log")
-        ax.set_xticks(xs, labels, fontsize=8)
+        ax.set_xticks(xs, labels, fontsize=7)
         ax.set_ylabel("ms per layer (log)")
-        ax.set_title(f"SpectralConv on {res['meta']['gpu']}")
+        ax.set_title(f"SpectralConv on {meta['gpu']} (commit {meta['commit']})")
         ax.legend(fontsize=8, ncol=4)
         fig.tight_layout()
         fig.savefig(out / "gpu_bench.png", dpi=110)
@@ -262,11 +286,11 @@ def main():
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench" / "results")))
-    ap.add_argument("--shapes", type=int, default=0, help="only the first N shapes")
-    ap.add_argument("--dft", default="fma,tc", help="truncated-DFT paths to measure besides the default ('' for none)")
+    ap.add_argument("--shapes", default="", help="comma-separated indices of the config's shapes (default: all)")
+    ap.add_argument("--paths", default="fused,separable", help="forced algorithms to time besides the planner's choice")
     args = ap.parse_args()
-    args.dft_paths = [p for p in args.dft.split(",") if p]
-    assert all(p in ("fma", "tc") for p in args.dft_paths), "--dft takes fma and/or tc"
+    args.paths = [p for p in args.paths.split(",") if p]
+    assert all(p in PATHS for p in args.paths), f"--paths takes {sorted(PATHS)}"
     cfg = json.loads(Path(args.config).read_text())
     if not args.no_ort:
         try:
@@ -285,15 +309,17 @@ def main():
     commit = os.environ.get("TFNO_COMMIT", commit or "unknown")
     bw = copy_bw()
     meta = dict(gpu=torch.cuda.get_device_name(), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit=commit,
-                torch=torch.__version__, copy_bw_TBps=bw / 1e12, config=cfg,
-                dft_default=os.environ.get("TURBOFNO_CUDA_DFT", "built-in default"), dft_paths=args.dft_paths)
+                torch=torch.__version__, copy_bw_TBps=bw / 1e12, config=cfg, paths=args.paths, ort=not args.no_ort)
     print(json.dumps(meta), flush=True)
+    shapes = cfg["shapes"]
+    if args.shapes:
+        shapes = [shapes[int(i)] for i in args.shapes.split(",")]
     rows = []
-    shapes = cfg["shapes"][: args.shapes] if args.shapes else cfg["shapes"]
-    for B, C, H, W, m in shapes:
-        r = run_shape(B, C, H, W, m, cfg, bw, args)
+    for spec in shapes:
+        t0 = time.time()
+        r = run_shape(spec, cfg, bw, args)
         rows.append(r)
-        print(json.dumps(r), flush=True)
+        print(f"[{time.time() - t0:.1f} s] " + json.dumps(r), flush=True)
     write_outputs(dict(meta=meta, rows=rows), Path(args.out))
 
 

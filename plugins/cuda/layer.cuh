@@ -11,28 +11,16 @@
 #include "mixing.cuh"
 #include "tc_forward.cuh"
 #include "tc_inverse.cuh"
+#include "separable_layer.cuh"
+#include "smem_limit.h"
 
 namespace turbofno {
 namespace cuda {
 
-// Raises a kernel's dynamic shared-memory limit to the plan budget once per device (the first call,
-// outside any graph capture when callers warm up first, as ORT and TensorRT do).
-template <typename Kernel>
-cudaError_t allowSmem(Kernel kernel, size_t bytes, std::atomic<unsigned long long>& doneMask) {
-    if (bytes <= 48 * 1024) return cudaSuccess;
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    const unsigned long long bit = 1ull << (device & 63);
-    if (doneMask.load(std::memory_order_acquire) & bit) return cudaSuccess;
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBudget));
-    if (err == cudaSuccess) doneMask.fetch_or(bit, std::memory_order_acq_rel);
-    return err;
-}
-
 template <typename T, int LEAD>
 cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
                         void* workspace, cudaStream_t stream) {
+    if (plan.algo == Algorithm::kSeparable) return launchSeparable<T>(plan, x, weight, bias, y, workspace, stream);
     const Geometry& g = plan.g;
     float2* specIn = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specInOffset);
     float2* specOut = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specOutOffset);

@@ -102,6 +102,7 @@ bool planTensorCores(Plan& plan) {
 
 namespace {
 std::atomic<int> gDftOverride{-1};
+std::atomic<int> gAlgoOverride{-1};
 }  // namespace
 
 void setTensorCoreDftOverride(int mode) { gDftOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
@@ -202,12 +203,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
             plan.invSmem = std::max(plan.invSmem, pairedSmem);
         }
     }
-    if (plan.fwdSmem > kSmemBudget || plan.invSmem > kSmemBudget) {
-        plan.supported = false;
-        plan.whyNot = "the last spatial axis is too long for the CUDA kernel (one row and its kept modes must fit in 96 KB of shared memory)";
-    } else {
-        plan.supported = true;
-    }
+    plan.fusedSupported = plan.fwdSmem <= kSmemBudget && plan.invSmem <= kSmemBudget;
 
     // Forward row split: small problems get more blocks; partial spectra are summed by the mixing kernel.
     const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
@@ -244,7 +240,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     // Tensor-core path: the workspace fits either path's row split (the selection is a process-wide
     // setting, the workspace size must not depend on it).
     int maxSplit = g.split;
-    plan.tcSupported = plan.supported && planTensorCores(plan);
+    plan.tcSupported = plan.fusedSupported && planTensorCores(plan);
     if (plan.tcSupported) {
         maxSplit = std::max(g.split, g.tSplit);
         if (tensorCoreDftRequested()) {
@@ -260,17 +256,39 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     plan.specInBytes = static_cast<size_t>(maxSplit) * g.N * g.Cin * kall * 8;
     plan.specOutOffset = align256(plan.specInBytes);
     plan.specOutBytes = static_cast<size_t>(g.N) * g.Cout * kall * 8;
-    plan.workspaceBytes = plan.specOutOffset + align256(plan.specOutBytes);
+    const size_t fusedBytes = plan.specOutOffset + align256(plan.specOutBytes);
+
+    // Both algorithms share the workspace (only one runs per launch): it fits either, so that the
+    // test / benchmark override never needs another size.
+    plan.sep = planSeparable(shape, attrs ? attrs->modesLow : nullptr);
+    plan.workspaceBytes = std::max(plan.fusedSupported ? fusedBytes : 0, plan.sep.supported ? plan.sep.bytes : 0);
+    const int forced = gAlgoOverride.load(std::memory_order_relaxed);
+    Algorithm algo = forced < 0 ? chooseAlgorithm(shape) : static_cast<Algorithm>(forced);
+    if (algo == Algorithm::kFusedPlane && !plan.fusedSupported) algo = Algorithm::kSeparable;
+    if (algo == Algorithm::kSeparable && !plan.sep.supported) algo = Algorithm::kFusedPlane;
+    plan.algo = algo;
+    plan.supported = algo == Algorithm::kFusedPlane ? plan.fusedSupported : plan.sep.supported;
+    plan.whyNot = plan.supported ? "" : plan.sep.whyNot;
+    if (algo == Algorithm::kSeparable) plan.g.split = plan.sep.split;  // partials the mixing kernel sums
     return plan;
 }
+
+Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
+    // Measured on the H200 (bench/results/, plugins/cuda/README.md): the fused plane kernels win only
+    // for 2D planes; 1D (one row per block) and 3D (joint leading-axis accumulation) run separable.
+    return shape.rank == 2 ? Algorithm::kFusedPlane : Algorithm::kSeparable;
+}
+
+void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 size_t workspaceBound(const core::SpectralConvShape& maxShape) {
     // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.
     size_t kall = 1;
     for (int j = 0; j < maxShape.rank; ++j) kall *= static_cast<size_t>(maxShape.kept[j]);
     const size_t n = static_cast<size_t>(maxShape.batch);
-    return align256(static_cast<size_t>(kMaxSplit) * n * maxShape.inChannels * kall * 8) +
-           align256(n * maxShape.outChannels * kall * 8);
+    const size_t fused = align256(static_cast<size_t>(kMaxSplit) * n * maxShape.inChannels * kall * 8) +
+                         align256(n * maxShape.outChannels * kall * 8);
+    return std::max(fused, separableWorkspaceBytes(maxShape));
 }
 
 }  // namespace cuda

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "plan_separable.h"
 #include "turbofno/params.h"
 
 namespace turbofno {
@@ -84,8 +85,21 @@ bool tensorCoreDftRequested();
 // 0 fma, 1 tc. Takes effect at the next launchCuda (plans are made per launch).
 void setTensorCoreDftOverride(int mode);
 
+// The algorithms a layer can run with (chosen per shape by chooseAlgorithm in plan.cpp):
+//  kFusedPlane: forward.cuh / mixing.cuh / inverse.cuh (or tc_*.cuh), a whole (n, c) plane per block,
+//               both axes of a 2D plane in one kernel; needs a last-axis row in shared memory;
+//  kSeparable:  one truncated DFT pass per axis (dft_pass.cuh) + mixing.cuh, any length.
+enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
+
+// For tests and benchmarks (tests/gpu/tfno_capi.cpp): -1 the planner's choice, 0 fused plane,
+// 1 separable (a forced algorithm that cannot run the shape falls back to the other one).
+void setAlgorithmOverride(int mode);
+
 struct Plan {
-    Geometry g;
+    Algorithm algo = Algorithm::kSeparable;
+    SeparablePlan sep;             // the separable algorithm's passes (always planned)
+    bool fusedSupported = false;   // the fused-plane kernels can run this shape
+    Geometry g;                    // fused plane (and the mixing kernel's fields for both algorithms)
     size_t specInOffset = 0, specInBytes = 0;    // [split][N][Cin][Kall] float2 (forward partials)
     size_t specOutOffset = 0, specOutBytes = 0;  // [N][Cout][Kall] float2 (mixed)
     size_t workspaceBytes = 0;
@@ -93,9 +107,12 @@ struct Plan {
     size_t tcFwdSmem = 0, tcInvSmem = 0;          // tensor-core kernels (when tcSupported)
     bool tcSupported = false;                     // the tensor-core path can run this shape
     bool useTensorCores = false;                  // ... and is selected (g.tc == 1)
-    bool supported = false;
+    bool supported = false;        // the chosen algorithm can run this shape
     const char* whyNot = "";
 };
+
+// The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
+Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);
 
 // Fills `plan` from a validated shape and the node's attributes (attrs may be null when only the
 // workspace size is wanted: it does not depend on them). Never fails for a shape that inferShape

@@ -21,6 +21,12 @@
 
 using namespace turbofno;
 using core::DataType;
+
+namespace turbofno {
+namespace cuda {
+void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable
+}  // namespace cuda
+}  // namespace turbofno
 using cd = std::complex<double>;
 
 namespace {
@@ -335,6 +341,17 @@ int main() {
     std::printf("seed: %llu\n", static_cast<unsigned long long>(seed));
     const char* dft = std::getenv("TURBOFNO_CUDA_DFT");
     std::printf("TURBOFNO_CUDA_DFT=%s (d = 2 truncated DFTs: fma or tensor cores)\n", dft ? dft : "(unset: default)");
+    // TFNO_TEST_ALGO=fused|separable forces the algorithm (a forced one that cannot run a shape falls
+    // back to the other); unset: the planner's choice.
+    const char* algo = std::getenv("TFNO_TEST_ALGO");
+    const std::string algoName = algo ? algo : "auto";
+    if (algoName == "fused") cuda::setAlgorithmOverride(0);
+    else if (algoName == "separable") cuda::setAlgorithmOverride(1);
+    else if (algoName != "auto") {
+        std::printf("FAIL: TFNO_TEST_ALGO=%s is not auto, fused or separable\n", algoName.c_str());
+        return 1;
+    }
+    std::printf("algorithm: %s\n", algoName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
@@ -368,6 +385,13 @@ int main() {
     runCase({"2d 24x300 K(5+3) k70 five last-axis tiles f32", {24, 300}, 2, 2, 3, {5, 70}, {3, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"2d 128x128 m32 bf16", {128, 128}, 2, 8, 8, {32, 32}, {32, 0}, false, true, DataType::kBFloat16}, rng);
     runCase({"2d 40x1000 k100 (tc falls back) f32", {40, 1000}, 1, 2, 2, {4, 100}, {4, 0}, false, false, DataType::kFloat32}, rng);
+    // separable algorithm: long axes (split k range, partial spectra), many modes, primes, 3D
+    runCase({"1d 65536 k64 (split k, partials) f32", {65536}, 2, 3, 2, {64}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 30011 k40 (beyond the fused plane) bf16", {30011}, 1, 2, 3, {40}, {0}, false, true, DataType::kBFloat16}, rng);
+    runCase({"1d 1024 k256 N3 f32", {1024}, 3, 8, 8, {256}, {0}, false, false, DataType::kFloat32}, rng);
+    runCase({"2d 97x101 primes f16", {97, 101}, 2, 3, 3, {11, 13}, {12, 0}, false, true, DataType::kFloat16}, rng);
+    runCase({"3d 48x48x48 m12 f32", {48, 48, 48}, 1, 4, 4, {12, 12, 12}, {12, 12, 0}, false, true, DataType::kFloat32}, rng);
+    runCase({"3d 17x31x23 separable f32", {17, 31, 23}, 2, 3, 3, {5, 7, 9}, {4, 8, 0}, true, true, DataType::kFloat32}, rng);
     badCalls();
     std::printf(failures ? "FAILED: %d\n" : "ALL PASSED\n", failures);
     return failures ? 1 : 0;

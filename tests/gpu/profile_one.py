@@ -1,20 +1,26 @@
-"""One warm launch of our layer at one shape, for `ncu` / compute-sanitizer:
-python3 tests/gpu/profile_one.py B C H W m [f32|f16]"""
+"""Warm launches of our layer at one shape, for `ncu` / compute-sanitizer:
+python3 tests/gpu/profile_one.py B C S_1[xS_2[xS_3]] m [f32|f16|bf16] [auto|fused|separable]
+(m kept frequencies per corner block on leading axes, k = m on the last axis)."""
 import sys
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tfno import Layer  # noqa: E402
+from tfno import Layer, set_path  # noqa: E402
 
-B, C, H, W, m = map(int, sys.argv[1:6])
-dt = torch.float16 if len(sys.argv) > 6 and sys.argv[6] == "f16" else torch.float32
-x = torch.randn(B, C, H, W, device="cuda", dtype=dt)
-w = (torch.randn(C, C, 2 * m, m, 2, device="cuda") / C).to(dt)
+B, C = int(sys.argv[1]), int(sys.argv[2])
+S = [int(v) for v in sys.argv[3].split("x")]
+m = int(sys.argv[4])
+dt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[sys.argv[5] if len(sys.argv) > 5 else "f32"]
+set_path(sys.argv[6] if len(sys.argv) > 6 else "auto")
+d = len(S)
+K = [2 * m] * (d - 1) + [m]
+x = torch.randn(B, C, *S, device="cuda", dtype=dt)
+w = (torch.randn(C, C, *K, 2, device="cuda") / C).to(dt)
 b = torch.randn(C, device="cuda", dtype=dt)
 y = torch.empty_like(x)
-layer = Layer(x.shape, w.shape, True, [m, m], [m, 0], dtype=dt)
+layer = Layer(x.shape, w.shape, True, [m] * d, [m] * (d - 1) + [0], dtype=dt)
 for _ in range(2):
     layer(x, w, b, y)
 torch.cuda.synchronize()

@@ -31,15 +31,19 @@ step() {  # step NAME CMD...
 } | tee "$LOG"
 step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
-for dft in fma tc; do
-    step test_cuda_kernel_$dft env TURBOFNO_CUDA_DFT=$dft build-gpu/tests/cpp/test_cuda_kernel
+# every kernel path: the planner's choice, the fused plane (FMA and tensor-core DFTs), the separable passes
+PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "fused-tc:TFNO_TEST_ALGO=fused TURBOFNO_CUDA_DFT=tc"
+       "separable:TFNO_TEST_ALGO=separable")
+for p in "${PATHS[@]}"; do
+    step "test_cuda_kernel_${p%%:*}" env ${p#*:} build-gpu/tests/cpp/test_cuda_kernel
 done
-step verify_kernel python3 tests/gpu/verify_kernel.py --dft both
+step verify_kernel python3 tests/gpu/verify_kernel.py
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for dft in fma tc; do
-    step memcheck_$dft env TURBOFNO_CUDA_DFT=$dft "$CS" --tool memcheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
-    step racecheck_$dft env TURBOFNO_CUDA_DFT=$dft "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
-    step synccheck_$dft env TURBOFNO_CUDA_DFT=$dft "$CS" --tool synccheck --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+for p in "${PATHS[@]:1}"; do
+    for tool in memcheck racecheck synccheck initcheck; do
+        extra=(); [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+        step "${tool}_${p%%:*}" env ${p#*:} "$CS" --tool $tool "${extra[@]}" --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+    done
 done
 if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}

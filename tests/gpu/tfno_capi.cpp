@@ -14,6 +14,7 @@ using namespace turbofno;
 namespace turbofno {
 namespace cuda {
 void setTensorCoreDftOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
+void setAlgorithmOverride(int mode);      // plugins/cuda/plan.h
 }  // namespace cuda
 }  // namespace turbofno
 
@@ -72,6 +73,9 @@ int tfno_launch(void* handle, const void* x, const void* w, const void* b, void*
 
 // Which truncated-DFT kernels the next launches use: -1 TURBOFNO_CUDA_DFT / default, 0 fma, 1 tc.
 void tfno_set_dft(int mode) { cuda::setTensorCoreDftOverride(mode); }
+
+// Which algorithm the next launches use: -1 the planner's choice, 0 fused plane, 1 separable.
+void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
 
 void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
 

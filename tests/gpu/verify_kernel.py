@@ -5,8 +5,10 @@ Every dtype (fp32 <= 1e-5, fp16 / bf16 <= 1e-2 rel L2 vs the float64 result of t
 inputs), d = 1, 2, 3, dense / separable, bias on / off, every norm, odd and non-power-of-two sizes,
 the benchmark shapes; y is NaN-poisoned before each launch and every element must come back finite;
 a CUDA-graph capture of the launch must replay to the same result on new data.
-Both truncated-DFT paths (FMA and tensor cores, TURBOFNO_CUDA_DFT) are checked by default (--dft).
-Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--dft fma|tc|both]   (exit code 1 on any failure)
+Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
+kernels (fused: FMA DFTs, fused-tc: tensor-core DFTs where they apply) and the separable passes.
+Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,fused-tc,separable]
+(exit code 1 on any failure)
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1] / "python"))
-from tfno import Layer, set_dft  # noqa: E402
+from tfno import PATHS, Layer, set_path  # noqa: E402
 from turbofno.reference import random_case, spectral_conv  # noqa: E402
 
 TOL = {torch.float32: 1e-5, torch.float16: 1e-2, torch.bfloat16: 1e-2}
@@ -48,6 +50,14 @@ SHAPES = [
     ((24, 300), [5, 70], [3, 0], 2, 2, 3),     # tensor-core path: five last-axis tiles
     ((24, 600), [5, 70], [3, 0], 2, 2, 3),     # last axis above the tensor-core limit (FMA either way)
     ((20, 18), [4, 5], [3, 0], 11, 3, 5),      # mixing: two batch chunks (8 + 3), row split
+    ((97, 101), [11, 13], [12, 0], 2, 3, 3),   # primes
+    ((30011,), [40], [0], 2, 3, 2),            # last axis beyond the fused plane's shared memory (separable only)
+    ((65536,), [64], [0], 2, 4, 4),            # the benchmark's long axis: split k range, 16 partials
+    ((1024,), [256], [0], 3, 8, 8),            # many modes
+    ((1031,), [516], [0], 2, 3, 3),            # odd, every mode kept (k = S/2 + 1 rounded down)
+    ((48, 48, 48), [12, 12, 12], [12, 12, 0], 1, 4, 4),   # 3D benchmark geometry, small channels
+    ((17, 31, 23), [5, 7, 9], [4, 8, 0], 2, 3, 5),        # 3D odd / prime
+    ((3, 200, 5), [1, 50, 3], [1, 49, 0], 2, 2, 3),       # 3D long middle axis, p + q < S
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
@@ -111,7 +121,7 @@ def graph_check(rng):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
-    ap.add_argument("--dft", choices=["fma", "tc", "both"], default="both", help="truncated-DFT path(s) to verify")
+    ap.add_argument("--paths", default="auto,fused,fused-tc,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
@@ -124,8 +134,10 @@ def main() -> int:
     plan = [(s, dt, lay) for s in SHAPES for dt in dtypes for lay in layouts]
     if not args.quick:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
-    for path in (["fma", "tc"] if args.dft == "both" else [args.dft]):
-        set_dft(path)  # the tensor-core path covers d = 2; other ranks run the FMA kernels either way
+    paths = [p for p in args.paths.split(",") if p]
+    assert all(p in PATHS for p in paths), f"--paths takes {sorted(PATHS)}"
+    for path in paths:
+        set_path(path)  # a forced path that cannot run a shape falls back to the other algorithm
         for (spatial, low, high, batch, cin, cout), dt, lay in plan:
             err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
             ok = finite and err <= TOL[dt]
@@ -138,7 +150,7 @@ def main() -> int:
         fails += not ok
         rows.append(dict(case=f"[{path}] cuda graph capture + replay on new data", path=path, rel_l2=err, finite=finite, ok=ok))
         print(f"{'ok  ' if ok else 'FAIL'} [{path}] cuda graph capture + replay on new data rel_l2={err:.2e}", flush=True)
-    set_dft("env")
+    set_path("auto")
     print(f"{len(rows) - fails}/{len(rows)} passed", flush=True)
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], "verify_kernel.json").write_text(json.dumps(dict(seed=seed, rows=rows), indent=1))

@@ -1,0 +1,196 @@
+// The separable algorithm's one kernel: a truncated DFT along one axis as a batched GEMM
+// C[m, col] = sum_k Tw(m, k) B[k, col] (see dft_pass.h for the three kinds and the strided views).
+//
+// A block of 256 threads owns a BM x BN tile of C (BM * BN = 4096, each thread a 4 x 4 register
+// tile) and walks the k range of its split in steps of kBK: the twiddle tile Tw[m0.., k0..] is
+// generated into shared memory (sincospif of an exact integer phase index, kept incrementally per
+// thread where the column map is the identity), the B tile is loaded from memory (coalesced along
+// whichever of k / col is contiguous), then 4 x 4 x kBK multiply-adds. No atomics: a split writes its
+// own partial (summed by the consumer), so results are bitwise repeatable.
+#pragma once
+
+#include <type_traits>
+
+#include "common.cuh"
+#include "dft_pass.h"
+
+namespace turbofno {
+namespace cuda {
+
+constexpr int kPassThreads = 256;
+constexpr int kBK = 16;
+
+template <int BM>
+struct PassTile {
+    static constexpr int TM = BM / 4;                 // threads along m
+    static constexpr int TN = kPassThreads / TM;      // threads along columns
+    static constexpr int BN = TN * 4;                 // tile columns
+    static constexpr int RB = kBK * BN / kPassThreads;  // B elements per thread per step
+    static constexpr int RA = kBK * BM / kPassThreads;  // twiddles per thread per step (>= 1)
+    static_assert(BM >= 16 && BM <= 256 && kPassThreads % BM == 0, "tile");
+};
+
+// Twiddle index map of dft_pass.h: v < p ? v : v + off.
+__device__ __forceinline__ int passMap(int v, int p, int off) { return v < p ? v : v + off; }
+
+// (cos, sin)(2 pi j / S) for 0 <= j < S, argument reduced to [-pi, pi] first.
+__device__ __forceinline__ float2 unitRoot(int j, int S) {
+    const int jj = j > S / 2 ? j - S : j;
+    float s, c;
+    sincospif(2.0f * static_cast<float>(jj) / static_cast<float>(S), &s, &c);
+    return make_float2(c, s);
+}
+
+__device__ __forceinline__ int64_t viewOffset(const StridedView& v, int64_t col) {
+    const int64_t outer = col / v.inner;
+    return outer * v.outerStride + (col - outer * v.inner) * v.innerStride;
+}
+
+template <PassKind KIND, int BM, typename T>
+__global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, const void* __restrict__ src,
+                                                              void* __restrict__ dst, const T* __restrict__ bias) {
+    using Tile = PassTile<BM>;
+    constexpr int TM = Tile::TM, TN = Tile::TN, BN = Tile::BN;
+    constexpr bool kRealB = KIND == PassKind::kR2C;  // B is the real input x (type T)
+    using BElem = typename std::conditional<kRealB, float, float2>::type;
+    __shared__ float2 As[kBK][BM];
+    __shared__ BElem Bs[kBK][BN + 1];
+
+    const int tid = threadIdx.x;
+    const int m0 = blockIdx.y * BM;
+    const int64_t n0 = static_cast<int64_t>(blockIdx.x) * BN;
+    const int kBegin = blockIdx.z * p.kPerSplit;
+    const int kEnd = min(p.K, kBegin + p.kPerSplit);
+
+    // ---- twiddle generator state: this thread fills As[kk][ma] for kk = ka0 + r * (256 / BM) ----
+    const int ma = tid % BM;
+    const int ka0 = tid / BM;
+    const int mRow = m0 + ma;
+    const bool mOk = mRow < p.M;
+    const int fm = mOk ? passMap(mRow, p.mP, p.mOff) : 0;
+    const bool kLinear = p.kP >= p.K;  // column map is the identity: phase indices advance by fm * kBK
+    const int phaseStep = static_cast<int>((static_cast<int64_t>(fm) * kBK) % p.S);
+    int phase[Tile::RA];
+#pragma unroll
+    for (int r = 0; r < Tile::RA; ++r) {
+        const int k = kBegin + ka0 + r * (kPassThreads / BM);
+        phase[r] = static_cast<int>((static_cast<int64_t>(fm) * passMap(k, p.kP, p.kOff)) % p.S);
+    }
+
+    // ---- B loader: k-contiguous views are linear in the column (R2C / C2R lines, planner rule);
+    // column-contiguous views give every thread one fixed column ----
+    const T* xB = static_cast<const T*>(src);
+    const float2* zB = static_cast<const float2*>(src);
+    const int64_t bCol = n0 + tid % BN;
+    const bool bColOk = !p.bKContig && bCol < p.N;
+    const int64_t bBase = bColOk ? viewOffset(p.b, bCol) : 0;
+
+    // ---- compute mapping ----
+    const int tm = p.mFast ? tid % TM : tid / TN;
+    const int tn = p.mFast ? tid / TM : tid % TN;
+    using Acc = typename std::conditional<KIND == PassKind::kC2R, float, float2>::type;
+    Acc acc[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if constexpr (KIND == PassKind::kC2R) acc[i][j] = 0.f;
+            else acc[i][j] = make_float2(0.f, 0.f);
+        }
+
+    for (int k0 = kBegin; k0 < kEnd; k0 += kBK) {
+        __syncthreads();  // previous step's tiles consumed
+#pragma unroll
+        for (int r = 0; r < Tile::RA; ++r) {
+            const int kk = ka0 + r * (kPassThreads / BM);
+            const int k = k0 + kk;
+            float2 w = make_float2(0.f, 0.f);
+            if (mOk && k < kEnd) {
+                const int ph = kLinear ? phase[r]
+                                       : static_cast<int>((static_cast<int64_t>(fm) * passMap(k, p.kP, p.kOff)) % p.S);
+                w = unitRoot(ph, p.S);
+                if (!p.inverse) w.y = -w.y;
+                if constexpr (KIND == PassKind::kC2R) {
+                    const float ck = (k == 0 || k == p.nyquist) ? 1.f : 2.f;
+                    w.x *= ck;
+                    w.y *= ck;
+                }
+            }
+            As[kk][ma] = w;
+            phase[r] = addMod(phase[r], phaseStep, p.S);
+        }
+#pragma unroll 8
+        for (int r = 0; r < Tile::RB; ++r) {
+            int kk, nn;
+            bool ok;
+            int64_t off;
+            if (p.bKContig) {
+                kk = tid % kBK;
+                nn = tid / kBK + r * (kPassThreads / kBK);
+                const int64_t col = n0 + nn;
+                ok = col < p.N && k0 + kk < kEnd;
+                off = col * p.b.innerStride + static_cast<int64_t>(k0 + kk) * p.b.rowStride;
+            } else {
+                kk = tid / BN + r * (kPassThreads / BN);
+                nn = tid % BN;
+                ok = bColOk && k0 + kk < kEnd;
+                off = bBase + static_cast<int64_t>(k0 + kk) * p.b.rowStride;
+            }
+            if constexpr (kRealB) {
+                Bs[kk][nn] = ok ? toFloat(xB[off]) : 0.f;
+            } else {
+                Bs[kk][nn] = ok ? zB[off] : make_float2(0.f, 0.f);
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < kBK; ++kk) {
+            float2 a[4];
+            BElem b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) a[i] = As[kk][tm + TM * i];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) b[j] = Bs[kk][tn + TN * j];
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    if constexpr (KIND == PassKind::kR2C) {
+                        acc[i][j].x = fmaf(a[i].x, b[j], acc[i][j].x);
+                        acc[i][j].y = fmaf(a[i].y, b[j], acc[i][j].y);
+                    } else if constexpr (KIND == PassKind::kC2C) {
+                        cmac(acc[i][j], a[i], b[j]);
+                    } else {
+                        acc[i][j] = fmaf(a[i].x, b[j].x, acc[i][j]);
+                        acc[i][j] = fmaf(-a[i].y, b[j].y, acc[i][j]);
+                    }
+                }
+        }
+    }
+
+    // ---- epilogue ----
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int64_t col = n0 + tn + TN * j;
+        if (col >= p.N) continue;
+        const int64_t cBase = viewOffset(p.c, col) + static_cast<int64_t>(blockIdx.z) * p.cSplitStride;
+        float biasV = 0.f;
+        if constexpr (KIND == PassKind::kC2R) {
+            if (bias) biasV = toFloat(bias[(col / p.biasDiv) % p.biasMod]);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int m = m0 + tm + TM * i;
+            if (m >= p.M) continue;
+            const int64_t off = cBase + static_cast<int64_t>(m) * p.c.rowStride;
+            if constexpr (KIND == PassKind::kC2R) {
+                static_cast<T*>(dst)[off] = fromFloat<T>(fmaf(acc[i][j], p.scale, biasV));
+            } else {
+                static_cast<float2*>(dst)[off] = acc[i][j];
+            }
+        }
+    }
+}
+
+}  // namespace cuda
+}  // namespace turbofno

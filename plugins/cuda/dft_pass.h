@@ -1,0 +1,52 @@
+// One pass of the separable algorithm: a truncated DFT along one axis, written as a batched GEMM
+//     C[m, col] = sum_k Tw(m, k) * B[k, col]      (per split of the k range)
+// whose left operand Tw is a DFT matrix generated on the fly (never stored) and whose right operand
+// B and result C are strided views of tensors in memory. Host-only plain data, filled by the planner
+// (plan.cpp) and passed by value to dftPassKernel (dft_pass.cuh).
+#pragma once
+
+#include <cstdint>
+
+namespace turbofno {
+namespace cuda {
+
+// What one pass computes. Rows m of Tw are output positions (modes or samples), columns k inputs.
+enum class PassKind : int {
+    kR2C = 0,   // forward, last axis: real x[line, t] -> complex Z[line, mode], Tw = e^{-2 pi i mode t / S}
+    kC2C = 1,   // leading axis, complex -> complex (forward or inverse, see DftPass::inverse)
+    kC2R = 2,   // inverse, last axis: y[line, t] = Re sum_k c_k Z[line, k] e^{+2 pi i k t / S}, + bias
+};
+
+// A column index col of B / C is split as (outer, inner) = (col / inner, col % inner); the element
+// offset is outer * outerStride + inner * innerStride + row * rowStride (+ split * splitStride for C).
+struct StridedView {
+    int64_t inner = 1;        // columns per outer step
+    int64_t outerStride = 0;  // elements
+    int64_t innerStride = 0;  // elements
+    int64_t rowStride = 0;    // elements per k (B) or per m (C)
+};
+
+struct DftPass {
+    int M = 1, N = 1, K = 1;  // GEMM sizes: N = number of columns (lines or line groups)
+    int S = 1;                // transform length (twiddle period)
+    // Twiddle index of row m / column k: v < p ? v : v + off (the kept low block, then the high
+    // block ending at S - 1; identity when p >= the range).
+    int mP = 0, mOff = 0;
+    int kP = 0, kOff = 0;
+    int inverse = 0;          // 0: e^{-i ...} (forward), 1: e^{+i ...}
+    int kPerSplit = 1;        // k range of one blockIdx.z; gridDim.z = ceil(K / kPerSplit)
+    int64_t cSplitStride = 0; // elements between the partial results of two splits
+    int mFast = 0;            // 1: consecutive threads run along m (C is contiguous in m)
+    int bKContig = 0;         // 1: B is contiguous along k (load tiles along k)
+    StridedView b, c;
+    // kC2R epilogue: y = scale * acc + bias[(col / biasDiv) % biasMod]; the C2R weights c_k are 1 for
+    // k == 0 and k == nyquist (S even: S / 2, else -1) and 2 otherwise.
+    float scale = 1.f;
+    int nyquist = -1;
+    int64_t biasDiv = 1;
+    int biasMod = 1;
+    int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
+};
+
+}  // namespace cuda
+}  // namespace turbofno

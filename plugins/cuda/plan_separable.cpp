@@ -1,0 +1,186 @@
+// Planner of the separable algorithm (plan_separable.h). Pure C++, no CUDA calls.
+#include "plan_separable.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+namespace turbofno {
+namespace cuda {
+namespace {
+
+constexpr int64_t kSepTargetBlocks = 528;  // ~4 blocks of 256 threads per SM on a 132-SM H100/H200
+constexpr int kThreadsPerPass = 256;      // dft_pass.cuh: kPassThreads
+constexpr int kStepK = 16;                // dft_pass.cuh: kBK
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+size_t align256(size_t v) { return (v + 255) / 256 * 256; }
+int64_t prod(const int64_t* a, int from, int to) {
+    int64_t r = 1;
+    for (int i = from; i < to; ++i) r *= a[i];
+    return r;
+}
+int tileCols(int tileM) { return kThreadsPerPass / (tileM / 4) * 4; }
+
+DftPass basePass(int M, int K, int64_t N, int64_t S) {
+    DftPass p;
+    p.M = M;
+    p.K = K;
+    p.N = static_cast<int>(N);
+    p.S = static_cast<int>(S);
+    p.mP = M;  // identity maps unless a leading axis' kept modes are mapped
+    p.kP = K;
+    p.kPerSplit = K;
+    return p;
+}
+
+struct Buffers {
+    int64_t a = 0, b = 0;  // float2 elements the ping-pong buffers must hold
+    void need(Buffer buf, int64_t elems) {
+        if (buf == Buffer::kA) a = std::max(a, elems);
+        if (buf == Buffer::kB) b = std::max(b, elems);
+    }
+};
+Buffer other(Buffer b) { return b == Buffer::kA ? Buffer::kB : Buffer::kA; }
+
+// Spectrum partials: room for up to kMaxPassSplit spectra within kSplitBudgetBytes, at least one.
+size_t specInCapacity(size_t specBytes) {
+    return std::max(specBytes, std::min(kMaxPassSplit * specBytes, kSplitBudgetBytes));
+}
+
+}  // namespace
+
+int passTileM(PassKind kind, int M) {
+    // Twiddles are generated per block (tileM x 16 per k step) and reused over the tile's columns:
+    // real passes (2 multiply-adds per term) need wide tiles to keep that below ~15 %; complex
+    // passes (4 per term) allow 64 rows.
+    const int cap = kind == PassKind::kC2C ? 64 : 32;
+    int t = 16;
+    while (t < M && t < cap) t *= 2;
+    return t;
+}
+
+SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t* modesLow) {
+    SeparablePlan sp;
+    const int d = shape.rank;
+    if (d < 1 || d > core::kMaxRank) {
+        sp.whyNot = "spatial rank must be 1, 2 or 3";
+        return sp;
+    }
+    int64_t S[core::kMaxRank] = {1, 1, 1}, K[core::kMaxRank] = {1, 1, 1};
+    for (int j = 0; j < d; ++j) {
+        S[j] = shape.spatial[j];
+        K[j] = shape.kept[j];
+    }
+    const int64_t Sd = S[d - 1], kd = K[d - 1];
+    const int64_t L0 = shape.batch * shape.inChannels, L1 = shape.batch * shape.outChannels;
+    const int64_t specInElems = L0 * prod(K, 0, d), specOutElems = L1 * prod(K, 0, d);
+    Buffers bufs;
+
+    // ---- forward: R2C along the last axis, then each leading axis from the innermost out ----
+    {
+        const int64_t lines = L0 * prod(S, 0, d - 1);
+        PassStep& st = sp.fwd[sp.nFwd++];
+        st.kind = PassKind::kR2C;
+        st.pass = basePass(static_cast<int>(kd), static_cast<int>(Sd), lines, Sd);
+        st.pass.bKContig = 1;
+        st.pass.mFast = 1;
+        st.pass.b = {lines, 0, Sd, 1};
+        st.pass.c = {lines, 0, kd, 1};
+        st.src = Buffer::kX;
+        st.dst = d == 1 ? Buffer::kSpecIn : Buffer::kA;
+        bufs.need(st.dst, lines * kd);
+    }
+    int64_t inner = kd;
+    for (int j = d - 2; j >= 0; --j) {
+        const int64_t outer = L0 * prod(S, 0, j);
+        PassStep& st = sp.fwd[sp.nFwd++];
+        st.kind = PassKind::kC2C;
+        st.pass = basePass(static_cast<int>(K[j]), static_cast<int>(S[j]), outer * inner, S[j]);
+        st.pass.mP = modesLow ? modesLow[j] : static_cast<int>(K[j]);
+        st.pass.mOff = static_cast<int>(S[j] - K[j]);
+        st.pass.b = {inner, S[j] * inner, 1, inner};
+        st.pass.c = {inner, K[j] * inner, 1, inner};
+        st.src = sp.fwd[sp.nFwd - 2].dst;
+        st.dst = j == 0 ? Buffer::kSpecIn : other(st.src);
+        bufs.need(st.dst, outer * K[j] * inner);
+        inner *= K[j];
+    }
+
+    // ---- inverse: each leading axis from the outermost in, then C2R along the last axis ----
+    Buffer prev = Buffer::kSpecOut;
+    for (int j = 0; j <= d - 2; ++j) {
+        const int64_t outer = L1 * prod(S, 0, j), in = prod(K, j + 1, d);
+        PassStep& st = sp.inv[sp.nInv++];
+        st.kind = PassKind::kC2C;
+        st.pass = basePass(static_cast<int>(S[j]), static_cast<int>(K[j]), outer * in, S[j]);
+        st.pass.kP = modesLow ? modesLow[j] : static_cast<int>(K[j]);
+        st.pass.kOff = static_cast<int>(S[j] - K[j]);
+        st.pass.inverse = 1;
+        st.pass.b = {in, K[j] * in, 1, in};
+        st.pass.c = {in, S[j] * in, 1, in};
+        st.src = prev;
+        st.dst = prev == Buffer::kA ? Buffer::kB : Buffer::kA;
+        bufs.need(st.dst, outer * S[j] * in);
+        prev = st.dst;
+    }
+    {
+        const int64_t lines = L1 * prod(S, 0, d - 1);
+        PassStep& st = sp.inv[sp.nInv++];
+        st.kind = PassKind::kC2R;
+        st.pass = basePass(static_cast<int>(Sd), static_cast<int>(kd), lines, Sd);
+        st.pass.inverse = 1;
+        st.pass.bKContig = 1;
+        st.pass.mFast = 1;
+        st.pass.b = {lines, 0, kd, 1};
+        st.pass.c = {lines, 0, Sd, 1};
+        st.pass.scale = static_cast<float>(1.0 / static_cast<double>(prod(S, 0, d)));
+        st.pass.nyquist = Sd % 2 == 0 ? static_cast<int>(Sd / 2) : -1;
+        st.pass.biasDiv = prod(S, 0, d - 1);
+        st.pass.biasMod = static_cast<int>(shape.outChannels);
+        st.src = prev;
+        st.dst = Buffer::kY;
+    }
+
+    for (int i = 0; i < sp.nFwd; ++i) sp.fwd[i].pass.tileM = passTileM(sp.fwd[i].kind, sp.fwd[i].pass.M);
+    for (int i = 0; i < sp.nInv; ++i) sp.inv[i].pass.tileM = passTileM(sp.inv[i].kind, sp.inv[i].pass.M);
+
+    // ---- split of the last forward pass's k range when its grid is small (partials summed by mixing) ----
+    const size_t specBytes = static_cast<size_t>(specInElems) * 8;
+    const size_t cap = specInCapacity(specBytes);
+    DftPass& last = sp.fwd[sp.nFwd - 1].pass;
+    const int64_t blocks = ceilDiv(last.M, last.tileM) * ceilDiv(last.N, tileCols(last.tileM));
+    int64_t split = 1;
+    if (blocks < kSepTargetBlocks) {
+        const int64_t kSteps = ceilDiv(last.K, kStepK);
+        split = std::min<int64_t>({ceilDiv(kSepTargetBlocks, blocks), std::max<int64_t>(1, kSteps / 4),
+                                   static_cast<int64_t>(cap / specBytes), kMaxPassSplit});
+    }
+    const int64_t kPer = ceilDiv(ceilDiv(last.K, split), kStepK) * kStepK;
+    last.kPerSplit = static_cast<int>(kPer);
+    sp.split = static_cast<int>(ceilDiv(last.K, kPer));
+    last.cSplitStride = specInElems;
+
+    sp.offA = 0;
+    sp.offB = align256(static_cast<size_t>(bufs.a) * 8);
+    sp.offSpecIn = sp.offB + align256(static_cast<size_t>(bufs.b) * 8);
+    sp.offSpecOut = sp.offSpecIn + align256(cap);
+    sp.bytes = sp.offSpecOut + align256(static_cast<size_t>(specOutElems) * 8);
+
+    // ---- limits: the grid is (column tiles, row tiles, splits) ----
+    sp.supported = true;
+    auto check = [&](const DftPass& p) {
+        if (ceilDiv(p.M, p.tileM) > 65535) {
+            sp.supported = false;
+            sp.whyNot = "a spatial axis is too long for the CUDA kernel's grid (more than 2 097 120 points)";
+        }
+    };
+    for (int i = 0; i < sp.nFwd; ++i) check(sp.fwd[i].pass);
+    for (int i = 0; i < sp.nInv; ++i) check(sp.inv[i].pass);
+    return sp;
+}
+
+size_t separableWorkspaceBytes(const core::SpectralConvShape& shape) { return planSeparable(shape, nullptr).bytes; }
+
+}  // namespace cuda
+}  // namespace turbofno

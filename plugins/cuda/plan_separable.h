@@ -1,0 +1,46 @@
+// Planner of the separable algorithm: one truncated DFT pass per axis (dft_pass.h), the mixing
+// kernel in between. Host-only and device-independent: a pure function of the shape (and, for the
+// twiddle maps only, of modes_low), unit-tested on the CPU (tests/cpp/test_cuda_plan.cpp).
+#pragma once
+
+#include <cstddef>
+
+#include "dft_pass.h"
+#include "turbofno/params.h"
+
+namespace turbofno {
+namespace cuda {
+
+// Workspace buffers a pass reads or writes. x and y are the layer's tensors.
+enum class Buffer : int { kX = 0, kA = 1, kB = 2, kSpecIn = 3, kSpecOut = 4, kY = 5 };
+
+struct PassStep {
+    PassKind kind = PassKind::kC2C;
+    DftPass pass;
+    Buffer src = Buffer::kX, dst = Buffer::kY;
+};
+
+constexpr int kMaxPassSplit = 64;                     // partial spectra of the last forward pass
+constexpr size_t kSplitBudgetBytes = 16u << 20;       // ... as long as they fit in this (or one spectrum)
+
+struct SeparablePlan {
+    int nFwd = 0, nInv = 0;
+    PassStep fwd[3], inv[3];     // forward: last axis (R2C), then leading axes d-2 .. 0; inverse: 0 .. d-2, C2R
+    int split = 1;               // partial spectra written by the last forward pass (summed by mixing)
+    size_t offA = 0, offB = 0, offSpecIn = 0, offSpecOut = 0, bytes = 0;
+    bool supported = false;
+    const char* whyNot = "";
+};
+
+// Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
+int passTileM(PassKind kind, int M);
+
+// The plan for a validated shape; `modesLow` may be null (sizes only: twiddle maps then assume all
+// leading modes are low, which changes no size).
+SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t* modesLow);
+
+// Workspace bytes of planSeparable(shape): a product of sizes per buffer, hence monotone.
+size_t separableWorkspaceBytes(const core::SpectralConvShape& shape);
+
+}  // namespace cuda
+}  // namespace turbofno

@@ -1,0 +1,88 @@
+// The separable algorithm's launches for one element type: forward DFT passes, mixing, inverse DFT
+// passes (plan_separable.h), all on `stream`, no host synchronisation.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "dft_pass.cuh"
+#include "mixing.cuh"
+#include "plan.h"
+#include "smem_limit.h"
+
+namespace turbofno {
+namespace cuda {
+
+template <PassKind KIND, int BM, typename T>
+cudaError_t launchPassTile(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
+    constexpr int BN = PassTile<BM>::BN;
+    const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + BN - 1) / BN), static_cast<unsigned>((p.M + BM - 1) / BM),
+                    static_cast<unsigned>((p.K + p.kPerSplit - 1) / p.kPerSplit));
+    dftPassKernel<KIND, BM, T><<<grid, kPassThreads, 0, stream>>>(p, src, dst, bias);
+    return cudaGetLastError();
+}
+
+// One pass: dispatch on its tile rows (passTileM's values: 16, 32 for real passes, up to 64 for C2C).
+template <PassKind KIND, typename T>
+cudaError_t launchPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
+    switch (p.tileM) {
+        case 16: return launchPassTile<KIND, 16, T>(p, src, dst, bias, stream);
+        case 32: return launchPassTile<KIND, 32, T>(p, src, dst, bias, stream);
+        default:
+            if constexpr (KIND == PassKind::kC2C) {
+                if (p.tileM == 64) return launchPassTile<KIND, 64, T>(p, src, dst, bias, stream);
+            }
+            return cudaErrorInvalidConfiguration;
+    }
+}
+
+// dft_c2c.cu: the complex passes do not depend on the element type, so they are compiled once.
+cudaError_t launchC2CPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream);
+
+template <typename T>
+cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
+                            void* workspace, cudaStream_t stream) {
+    const SeparablePlan& sp = plan.sep;
+    char* ws = static_cast<char*>(workspace);
+    auto buffer = [&](Buffer b) -> void* {
+        switch (b) {
+            case Buffer::kX: return const_cast<void*>(x);
+            case Buffer::kA: return ws + sp.offA;
+            case Buffer::kB: return ws + sp.offB;
+            case Buffer::kSpecIn: return ws + sp.offSpecIn;
+            case Buffer::kSpecOut: return ws + sp.offSpecOut;
+            case Buffer::kY: return y;
+        }
+        return nullptr;
+    };
+    auto run = [&](const PassStep& st) -> cudaError_t {
+        switch (st.kind) {
+            case PassKind::kR2C: return launchPass<PassKind::kR2C, T>(st.pass, buffer(st.src), buffer(st.dst), nullptr, stream);
+            case PassKind::kC2C: return launchC2CPass(st.pass, buffer(st.src), buffer(st.dst), stream);
+            case PassKind::kC2R:
+                return launchPass<PassKind::kC2R, T>(st.pass, buffer(st.src), buffer(st.dst), static_cast<const T*>(bias), stream);
+        }
+        return cudaErrorInvalidValue;
+    };
+    cudaError_t err;
+    for (int i = 0; i < sp.nFwd; ++i)
+        if ((err = run(sp.fwd[i])) != cudaSuccess) return err;
+
+    const Geometry& g = plan.g;  // mixing fields; g.split == sp.split
+    const int mixOutPerBlock = kMixOut * g.mixWarps;
+    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
+                              ((g.N + g.mixBatch - 1) / g.mixBatch);
+    if (mixBlocks > 2147483647LL) return cudaErrorInvalidConfiguration;
+    static std::atomic<unsigned long long> mixDone{0};
+    if ((err = allowSmem(spectralMixKernel<T>, plan.mixSmem, mixDone)) != cudaSuccess) return err;
+    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), 32 * g.mixWarps, plan.mixSmem, stream>>>(
+        g, static_cast<const float2*>(buffer(Buffer::kSpecIn)), static_cast<const T*>(weight),
+        static_cast<float2*>(buffer(Buffer::kSpecOut)));
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+
+    for (int i = 0; i < sp.nInv; ++i)
+        if ((err = run(sp.inv[i])) != cudaSuccess) return err;
+    return cudaSuccess;
+}
+
+}  // namespace cuda
+}  // namespace turbofno

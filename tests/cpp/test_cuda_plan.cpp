@@ -1,0 +1,190 @@
+// CPU unit tests of the CUDA planner (plugins/cuda/plan.h, plan_separable.h): shape -> plan, no GPU.
+// Checks the algorithm choice, the pass chain of the separable algorithm (kinds, sizes, buffers,
+// strides), the split of the last forward pass, the support check, and that the workspace bound is
+// monotone and covers every smaller shape (random shapes; seed from TURBOFNO_TEST_SEED, printed).
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "plan.h"
+#include "turbofno/core.h"
+
+using namespace turbofno;
+using cuda::Buffer;
+using cuda::PassKind;
+
+namespace {
+
+int gFailures = 0, gChecks = 0;
+
+void expect(bool cond, const std::string& what) {
+    ++gChecks;
+    if (!cond) {
+        ++gFailures;
+        std::printf("FAIL: %s\n", what.c_str());
+    }
+}
+
+core::SpectralConvShape makeShape(std::initializer_list<int64_t> S, std::initializer_list<int64_t> K, int64_t n = 2,
+                                  int64_t cin = 3, int64_t cout = 4) {
+    core::SpectralConvShape s;
+    s.rank = static_cast<int32_t>(S.size());
+    int j = 0;
+    for (int64_t v : S) s.spatial[j++] = v;
+    j = 0;
+    for (int64_t v : K) s.kept[j++] = v;
+    s.batch = n;
+    s.inChannels = cin;
+    s.outChannels = cout;
+    return s;
+}
+
+std::string name(const core::SpectralConvShape& s) {
+    std::string r = "N" + std::to_string(s.batch) + " C" + std::to_string(s.inChannels) + "->" + std::to_string(s.outChannels) + " S";
+    for (int j = 0; j < s.rank; ++j) r += (j ? "x" : "") + std::to_string(s.spatial[j]);
+    r += " K";
+    for (int j = 0; j < s.rank; ++j) r += (j ? "x" : "") + std::to_string(s.kept[j]);
+    return r;
+}
+
+// The separable chain: forward R2C then C2C per leading axis into the spectrum; inverse C2C per
+// leading axis then C2R into y; each pass reads what the previous one wrote, never in place.
+void checkChain(const core::SpectralConvShape& s) {
+    const cuda::SeparablePlan sp = cuda::planSeparable(s, nullptr);
+    const std::string n = name(s);
+    const int d = s.rank;
+    expect(sp.supported, n + ": separable supported");
+    expect(sp.nFwd == d && sp.nInv == d, n + ": one pass per axis each way");
+    expect(sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX, n + ": forward starts with R2C on x");
+    expect(sp.fwd[0].pass.M == s.kept[d - 1] && sp.fwd[0].pass.K == s.spatial[d - 1], n + ": R2C sizes");
+    expect(sp.fwd[d - 1].dst == Buffer::kSpecIn, n + ": forward ends in the spectrum");
+    expect(sp.inv[0].src == Buffer::kSpecOut, n + ": inverse starts from the mixed spectrum");
+    expect(sp.inv[d - 1].kind == PassKind::kC2R && sp.inv[d - 1].dst == Buffer::kY, n + ": inverse ends with C2R into y");
+    for (int i = 1; i < d; ++i) {
+        expect(sp.fwd[i].kind == PassKind::kC2C && sp.fwd[i].src == sp.fwd[i - 1].dst, n + ": forward chain");
+        expect(sp.inv[i].src == sp.inv[i - 1].dst, n + ": inverse chain");
+        // forward pass i transforms leading axis d - 1 - i
+        const int j = d - 1 - i;
+        expect(sp.fwd[i].pass.M == s.kept[j] && sp.fwd[i].pass.K == s.spatial[j] && sp.fwd[i].pass.S == s.spatial[j],
+               n + ": forward C2C sizes");
+        expect(sp.inv[i - 1].pass.M == s.spatial[i - 1] && sp.inv[i - 1].pass.K == s.kept[i - 1] && sp.inv[i - 1].pass.inverse == 1,
+               n + ": inverse C2C sizes");
+    }
+    for (int i = 0; i < d; ++i) {
+        expect(sp.fwd[i].src != sp.fwd[i].dst && sp.inv[i].src != sp.inv[i].dst, n + ": no pass works in place");
+        expect(sp.fwd[i].pass.tileM == cuda::passTileM(sp.fwd[i].kind, sp.fwd[i].pass.M), n + ": tile rule");
+    }
+    // columns x rows of every pass cover its tensors exactly
+    int64_t lines = s.batch * s.inChannels;
+    for (int j = 0; j < d - 1; ++j) lines *= s.spatial[j];
+    expect(sp.fwd[0].pass.N == lines, n + ": R2C runs over every line of x");
+    const cuda::DftPass& last = sp.fwd[d - 1].pass;
+    expect(last.kPerSplit % 16 == 0 || last.kPerSplit == last.K, n + ": split k range in whole steps");
+    expect(sp.split == (last.K + last.kPerSplit - 1) / last.kPerSplit, n + ": split count matches the k range");
+    expect(sp.split >= 1 && sp.split <= cuda::kMaxPassSplit, n + ": split within limits");
+    int64_t kall = 1;
+    for (int j = 0; j < d; ++j) kall *= s.kept[j];
+    const size_t spec = static_cast<size_t>(s.batch * s.inChannels * kall) * 8;
+    expect(sp.offSpecOut - sp.offSpecIn >= spec * sp.split, n + ": partial spectra fit");
+    expect(last.cSplitStride == static_cast<int64_t>(spec / 8), n + ": partials one spectrum apart (the mixing kernel's stride)");
+    double prodS = 1;
+    for (int j = 0; j < d; ++j) prodS *= static_cast<double>(s.spatial[j]);
+    expect(std::abs(sp.inv[d - 1].pass.scale - static_cast<float>(1.0 / prodS)) <= 1e-7f / static_cast<float>(prodS) * 4,
+           n + ": C2R scale 1/prod(S)");
+    expect(sp.inv[d - 1].pass.nyquist == (s.spatial[d - 1] % 2 == 0 ? s.spatial[d - 1] / 2 : -1), n + ": Nyquist column");
+}
+
+void testChoice() {
+    expect(cuda::chooseAlgorithm(makeShape({4096}, {64})) == cuda::Algorithm::kSeparable, "1D runs separable");
+    expect(cuda::chooseAlgorithm(makeShape({48, 48, 48}, {24, 24, 12})) == cuda::Algorithm::kSeparable, "3D runs separable");
+    const cuda::Plan p2 = cuda::makePlan(makeShape({128, 128}, {64, 32}), nullptr);
+    expect(p2.supported, "2D 128x128 supported");
+    // an axis the fused plane cannot hold runs separable, whatever the rule says
+    const cuda::Plan pl = cuda::makePlan(makeShape({8, 30011}, {4, 40}), nullptr);
+    expect(!pl.fusedSupported && pl.supported && pl.algo == cuda::Algorithm::kSeparable, "2D 8x30011: separable (fused cannot)");
+    const cuda::Plan p1 = cuda::makePlan(makeShape({65536}, {64}, 4, 32, 32), nullptr);
+    expect(p1.supported && p1.algo == cuda::Algorithm::kSeparable && p1.sep.split > 1, "1D 65536: separable with a split k range");
+    expect(p1.g.split == p1.sep.split, "mixing sums the separable partials");
+    // support check with its reason
+    const core::SpectralConvShape huge = makeShape({1 << 22}, {8}, 1, 1, 1);
+    const core::Status st = core::cudaCheckSupported(huge, core::DataType::kFloat32);
+    expect(!st.ok && st.message.find("too long") != std::string::npos, "2^22-point axis refused with a reason: " + st.message);
+    expect(core::cudaCheckSupported(makeShape({65536}, {64}), core::DataType::kFloat32).ok, "65536-point axis supported");
+    // tile rule
+    expect(cuda::passTileM(PassKind::kR2C, 12) == 16 && cuda::passTileM(PassKind::kR2C, 32) == 32 &&
+               cuda::passTileM(PassKind::kC2R, 4096) == 32,
+           "real passes: 16 or 32 rows");
+    expect(cuda::passTileM(PassKind::kC2C, 24) == 32 && cuda::passTileM(PassKind::kC2C, 200) == 64, "complex passes: up to 64 rows");
+}
+
+void testChains() {
+    checkChain(makeShape({37}, {7}));
+    checkChain(makeShape({65536}, {64}, 4, 32, 32));
+    checkChain(makeShape({1024}, {256}, 8, 256, 256));
+    checkChain(makeShape({12, 17}, {5, 5}));
+    checkChain(makeShape({128, 128}, {64, 32}, 8, 64, 64));
+    checkChain(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
+    checkChain(makeShape({96, 96, 64}, {32, 32, 16}, 1, 16, 16));
+    checkChain(makeShape({5, 6, 7}, {4, 3, 3}, 1, 1, 1));
+}
+
+// Random shapes: bytes(s) <= bound(max) for s <= max, and bytes is monotone in every size.
+void testWorkspaceBound(std::mt19937_64& rng) {
+    auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    int bad = 0;
+    for (int it = 0; it < 3000; ++it) {
+        const int d = static_cast<int>(uni(1, 3));
+        core::SpectralConvShape mx;
+        mx.rank = d;
+        mx.batch = uni(1, 40);
+        mx.inChannels = uni(1, 40);
+        mx.outChannels = uni(1, 40);
+        for (int j = 0; j < d; ++j) {
+            mx.spatial[j] = uni(2, d == 1 ? 5000 : (d == 2 ? 300 : 40));
+            const int64_t cap = j == d - 1 ? mx.spatial[j] / 2 + 1 : mx.spatial[j];
+            mx.kept[j] = uni(1, cap);
+        }
+        core::SpectralConvShape s = mx;
+        s.batch = uni(1, mx.batch);
+        s.inChannels = uni(1, mx.inChannels);
+        s.outChannels = uni(1, mx.outChannels);
+        for (int j = 0; j < d; ++j) {
+            const int64_t lo = j == d - 1 ? 2 * (s.kept[j] - 1) : s.kept[j];
+            s.spatial[j] = uni(std::max<int64_t>(1, lo), mx.spatial[j]);
+        }
+        const size_t bound = core::cudaWorkspaceBound(mx, core::DataType::kFloat32);
+        const size_t bytes = core::cudaWorkspaceBytes(s, core::DataType::kFloat32);
+        if (bytes > bound) {
+            if (++bad <= 5) std::printf("  bound %zu < bytes %zu: %s within %s\n", bound, bytes, name(s).c_str(), name(mx).c_str());
+        }
+        const size_t maxBytes = core::cudaWorkspaceBytes(mx, core::DataType::kFloat32);
+        if (maxBytes > bound) {
+            if (++bad <= 5) std::printf("  bound %zu < bytes(max) %zu: %s\n", bound, maxBytes, name(mx).c_str());
+        }
+    }
+    expect(bad == 0, "workspace bound covers every smaller shape (3000 random pairs)");
+    // the old planner needed more at N = 4 than at N = 5; the bound must not
+    size_t prev = 0;
+    bool mono = true;
+    for (int64_t n = 1; n <= 40; ++n) {
+        const size_t b = core::cudaWorkspaceBound(makeShape({64, 64}, {32, 17}, n, 32, 32), core::DataType::kFloat32);
+        mono = mono && b >= prev;
+        prev = b;
+    }
+    expect(mono, "workspace bound monotone in N");
+}
+
+}  // namespace
+
+int main() {
+    uint64_t seed = std::random_device{}();
+    if (const char* env = std::getenv("TURBOFNO_TEST_SEED")) seed = std::strtoull(env, nullptr, 10);
+    std::mt19937_64 rng(seed);
+    testChoice();
+    testChains();
+    testWorkspaceBound(rng);
+    std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
+    return gFailures ? 1 : 0;
+}
