@@ -1,5 +1,7 @@
 // The separable algorithm's one kernel: a truncated DFT along one axis as a batched GEMM
 // C[m, col] = sum_k Tw(m, k) B[k, col] (see dft_pass.h for the three kinds and the strided views).
+// The real passes pair samples t and S - t (cos is even, sin odd): R2C sums over t = 0..S/2 only,
+// C2R computes rows t = 0..S/2 and writes y[t] and y[S - t] from the same two sums.
 //
 // A block of 256 threads owns a BM x BN tile of C (BM * BN = 4096, each thread a 4 x 4 register
 // tile) and walks the k range of its split in steps of kBK: the twiddle tile Tw[m0.., k0..] is
@@ -51,10 +53,9 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
                                                               void* __restrict__ dst, const T* __restrict__ bias) {
     using Tile = PassTile<BM>;
     constexpr int TM = Tile::TM, TN = Tile::TN, BN = Tile::BN;
-    constexpr bool kRealB = KIND == PassKind::kR2C;  // B is the real input x (type T)
-    using BElem = typename std::conditional<kRealB, float, float2>::type;
+    // R2C: B holds (x[t] + x[S-t], x[t] - x[S-t]) for t = 0..S/2 (half the terms of a direct real DFT)
     __shared__ float2 As[kBK][BM];
-    __shared__ BElem Bs[kBK][BN + 1];
+    __shared__ float2 Bs[kBK][BN + 1];
 
     const int tid = threadIdx.x;
     const int m0 = blockIdx.y * BM;
@@ -88,15 +89,13 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     // ---- compute mapping ----
     const int tm = p.mFast ? tid % TM : tid / TN;
     const int tn = p.mFast ? tid / TM : tid % TN;
-    using Acc = typename std::conditional<KIND == PassKind::kC2R, float, float2>::type;
-    Acc acc[4][4];
+    // R2C: acc = (sum P cos, -sum M sin) = X[k]. C2R: acc = (sum c_k Re Z cos, sum c_k Im Z sin), so
+    // y[t] = acc.x - acc.y and y[S - t] = acc.x + acc.y. C2C: acc = the complex sum.
+    float2 acc[4][4];
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            if constexpr (KIND == PassKind::kC2R) acc[i][j] = 0.f;
-            else acc[i][j] = make_float2(0.f, 0.f);
-        }
+        for (int j = 0; j < 4; ++j) acc[i][j] = make_float2(0.f, 0.f);
 
     for (int k0 = kBegin; k0 < kEnd; k0 += kBK) {
         __syncthreads();  // previous step's tiles consumed
@@ -136,8 +135,16 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
                 ok = bColOk && k0 + kk < kEnd;
                 off = bBase + static_cast<int64_t>(k0 + kk) * p.b.rowStride;
             }
-            if constexpr (kRealB) {
-                Bs[kk][nn] = ok ? toFloat(xB[off]) : 0.f;
+            if constexpr (KIND == PassKind::kR2C) {
+                // off points at x[line, t]; x[line, S - t] pairs with it (none for t = 0 and t = S/2)
+                float2 v = make_float2(0.f, 0.f);
+                if (ok) {
+                    const int t = k0 + kk;
+                    const float a = toFloat(xB[off]);
+                    const float b = (t > 0 && 2 * t != p.S) ? toFloat(xB[off + static_cast<int64_t>(p.S - 2 * t) * p.b.rowStride]) : 0.f;
+                    v = make_float2(a + b, a - b);
+                }
+                Bs[kk][nn] = v;
             } else {
                 Bs[kk][nn] = ok ? zB[off] : make_float2(0.f, 0.f);
             }
@@ -145,8 +152,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
         __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < kBK; ++kk) {
-            float2 a[4];
-            BElem b[4];
+            float2 a[4], b[4];
 #pragma unroll
             for (int i = 0; i < 4; ++i) a[i] = As[kk][tm + TM * i];
 #pragma unroll
@@ -155,14 +161,11 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             for (int i = 0; i < 4; ++i)
 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
-                    if constexpr (KIND == PassKind::kR2C) {
-                        acc[i][j].x = fmaf(a[i].x, b[j], acc[i][j].x);
-                        acc[i][j].y = fmaf(a[i].y, b[j], acc[i][j].y);
-                    } else if constexpr (KIND == PassKind::kC2C) {
+                    if constexpr (KIND == PassKind::kC2C) {
                         cmac(acc[i][j], a[i], b[j]);
                     } else {
-                        acc[i][j] = fmaf(a[i].x, b[j].x, acc[i][j]);
-                        acc[i][j] = fmaf(-a[i].y, b[j].y, acc[i][j]);
+                        acc[i][j].x = fmaf(a[i].x, b[j].x, acc[i][j].x);
+                        acc[i][j].y = fmaf(a[i].y, b[j].y, acc[i][j].y);
                     }
                 }
         }
@@ -184,7 +187,11 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             if (m >= p.M) continue;
             const int64_t off = cBase + static_cast<int64_t>(m) * p.c.rowStride;
             if constexpr (KIND == PassKind::kC2R) {
-                static_cast<T*>(dst)[off] = fromFloat<T>(fmaf(acc[i][j], p.scale, biasV));
+                T* out = static_cast<T*>(dst);
+                out[off] = fromFloat<T>(fmaf(acc[i][j].x - acc[i][j].y, p.scale, biasV));
+                if (m > 0 && 2 * m != p.S)  // the mirrored sample S - m
+                    out[off + static_cast<int64_t>(p.S - 2 * m) * p.c.rowStride] =
+                        fromFloat<T>(fmaf(acc[i][j].x + acc[i][j].y, p.scale, biasV));
             } else {
                 static_cast<float2*>(dst)[off] = acc[i][j];
             }

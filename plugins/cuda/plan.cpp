@@ -269,7 +269,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     plan.algo = algo;
     plan.supported = algo == Algorithm::kFusedPlane ? plan.fusedSupported : plan.sep.supported;
     plan.whyNot = plan.supported ? "" : plan.sep.whyNot;
-    if (algo == Algorithm::kSeparable) plan.g.split = plan.sep.split;  // partials the mixing kernel sums
+    if (algo == Algorithm::kSeparable) plan.g.split = 1;  // separable partials are summed before mixing
     return plan;
 }
 

@@ -82,7 +82,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         const int64_t lines = L0 * prod(S, 0, d - 1);
         PassStep& st = sp.fwd[sp.nFwd++];
         st.kind = PassKind::kR2C;
-        st.pass = basePass(static_cast<int>(kd), static_cast<int>(Sd), lines, Sd);
+        // paired samples t and S - t: the k range is t = 0..S/2 (dft_pass.cuh)
+        st.pass = basePass(static_cast<int>(kd), static_cast<int>(Sd / 2 + 1), lines, Sd);
         st.pass.bKContig = 1;
         st.pass.mFast = 1;
         st.pass.b = {lines, 0, Sd, 1};
@@ -128,7 +129,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         const int64_t lines = L1 * prod(S, 0, d - 1);
         PassStep& st = sp.inv[sp.nInv++];
         st.kind = PassKind::kC2R;
-        st.pass = basePass(static_cast<int>(Sd), static_cast<int>(kd), lines, Sd);
+        // rows t = 0..S/2, each also writing y[S - t] (dft_pass.cuh)
+        st.pass = basePass(static_cast<int>(Sd / 2 + 1), static_cast<int>(kd), lines, Sd);
         st.pass.inverse = 1;
         st.pass.bKContig = 1;
         st.pass.mFast = 1;
@@ -172,7 +174,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
     auto check = [&](const DftPass& p) {
         if (ceilDiv(p.M, p.tileM) > 65535) {
             sp.supported = false;
-            sp.whyNot = "a spatial axis is too long for the CUDA kernel's grid (more than 2 097 120 points)";
+            sp.whyNot = "a spatial axis is too long for the CUDA kernel's grid (more than 4 194 240 points)";
         }
     };
     for (int i = 0; i < sp.nFwd; ++i) check(sp.fwd[i].pass);

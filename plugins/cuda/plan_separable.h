@@ -20,13 +20,13 @@ struct PassStep {
     Buffer src = Buffer::kX, dst = Buffer::kY;
 };
 
-constexpr int kMaxPassSplit = 64;                     // partial spectra of the last forward pass
-constexpr size_t kSplitBudgetBytes = 16u << 20;       // ... as long as they fit in this (or one spectrum)
+constexpr int kMaxPassSplit = 256;                    // partial spectra of the last forward pass
+constexpr size_t kSplitBudgetBytes = 32u << 20;       // ... as long as they fit in this (or one spectrum)
 
 struct SeparablePlan {
     int nFwd = 0, nInv = 0;
     PassStep fwd[3], inv[3];     // forward: last axis (R2C), then leading axes d-2 .. 0; inverse: 0 .. d-2, C2R
-    int split = 1;               // partial spectra written by the last forward pass (summed by mixing)
+    int split = 1;               // partial spectra written by the last forward pass (summed before mixing)
     size_t offA = 0, offB = 0, offSpecIn = 0, offSpecOut = 0, bytes = 0;
     bool supported = false;
     const char* whyNot = "";

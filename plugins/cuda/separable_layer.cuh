@@ -37,6 +37,7 @@ cudaError_t launchPass(const DftPass& p, const void* src, void* dst, const T* bi
 
 // dft_c2c.cu: the complex passes do not depend on the element type, so they are compiled once.
 cudaError_t launchC2CPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream);
+cudaError_t launchSumPartials(float2* spec, int64_t elems, int split, cudaStream_t stream);
 
 template <typename T>
 cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
@@ -67,7 +68,10 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
     for (int i = 0; i < sp.nFwd; ++i)
         if ((err = run(sp.fwd[i])) != cudaSuccess) return err;
 
-    const Geometry& g = plan.g;  // mixing fields; g.split == sp.split
+    if ((err = launchSumPartials(static_cast<float2*>(buffer(Buffer::kSpecIn)), sp.fwd[sp.nFwd - 1].pass.cSplitStride, sp.split,
+                                 stream)) != cudaSuccess)
+        return err;
+    const Geometry& g = plan.g;  // mixing fields (g.split == 1: the partials are summed)
     const int mixOutPerBlock = kMixOut * g.mixWarps;
     const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
                               ((g.N + g.mixBatch - 1) / g.mixBatch);

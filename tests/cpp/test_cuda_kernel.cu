@@ -316,11 +316,12 @@ void badCalls() {
                                         : cudaErrorUnknown,
                cudaErrorMisalignedAddress);
     CHECK_CUDA(cudaDeviceSynchronize());
-    Case big{"long row", {40000}, 1, 1, 1, {8}, {0}, false, false, DataType::kFloat32};
+    // beyond the separable passes' grid (more than 65535 x 32 output rows): refused, nothing launched
+    Case big{"axis of 2^22 points", {1 << 22}, 1, 1, 1, {8}, {0}, false, false, DataType::kFloat32};
     core::SpectralConvParams q;
     if (buildParams(big, &q)) {
         q.x = q.weight = q.y = buf;
-        expectCode("row longer than shared memory", core::launchCuda(q, buf, 1 << 20, nullptr), cudaErrorNotSupported);
+        expectCode("axis longer than the grid allows", core::launchCuda(q, buf, 1 << 20, nullptr), cudaErrorNotSupported);
     }
     cudaFree(buf);
 }

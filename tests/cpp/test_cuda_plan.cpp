@@ -58,7 +58,8 @@ void checkChain(const core::SpectralConvShape& s) {
     expect(sp.supported, n + ": separable supported");
     expect(sp.nFwd == d && sp.nInv == d, n + ": one pass per axis each way");
     expect(sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX, n + ": forward starts with R2C on x");
-    expect(sp.fwd[0].pass.M == s.kept[d - 1] && sp.fwd[0].pass.K == s.spatial[d - 1], n + ": R2C sizes");
+    expect(sp.fwd[0].pass.M == s.kept[d - 1] && sp.fwd[0].pass.K == s.spatial[d - 1] / 2 + 1, n + ": R2C sizes (paired samples)");
+    expect(sp.inv[d - 1].pass.M == s.spatial[d - 1] / 2 + 1 && sp.inv[d - 1].pass.K == s.kept[d - 1], n + ": C2R sizes (paired samples)");
     expect(sp.fwd[d - 1].dst == Buffer::kSpecIn, n + ": forward ends in the spectrum");
     expect(sp.inv[0].src == Buffer::kSpecOut, n + ": inverse starts from the mixed spectrum");
     expect(sp.inv[d - 1].kind == PassKind::kC2R && sp.inv[d - 1].dst == Buffer::kY, n + ": inverse ends with C2R into y");
@@ -84,6 +85,7 @@ void checkChain(const core::SpectralConvShape& s) {
     expect(last.kPerSplit % 16 == 0 || last.kPerSplit == last.K, n + ": split k range in whole steps");
     expect(sp.split == (last.K + last.kPerSplit - 1) / last.kPerSplit, n + ": split count matches the k range");
     expect(sp.split >= 1 && sp.split <= cuda::kMaxPassSplit, n + ": split within limits");
+    for (int i = 0; i + 1 < d; ++i) expect(sp.fwd[i].pass.kPerSplit == sp.fwd[i].pass.K, n + ": only the last forward pass splits");
     int64_t kall = 1;
     for (int j = 0; j < d; ++j) kall *= s.kept[j];
     const size_t spec = static_cast<size_t>(s.batch * s.inChannels * kall) * 8;
@@ -106,7 +108,7 @@ void testChoice() {
     expect(!pl.fusedSupported && pl.supported && pl.algo == cuda::Algorithm::kSeparable, "2D 8x30011: separable (fused cannot)");
     const cuda::Plan p1 = cuda::makePlan(makeShape({65536}, {64}, 4, 32, 32), nullptr);
     expect(p1.supported && p1.algo == cuda::Algorithm::kSeparable && p1.sep.split > 1, "1D 65536: separable with a split k range");
-    expect(p1.g.split == p1.sep.split, "mixing sums the separable partials");
+    expect(p1.g.split == 1, "separable partials are summed before mixing");
     // support check with its reason
     const core::SpectralConvShape huge = makeShape({1 << 22}, {8}, 1, 1, 1);
     const core::Status st = core::cudaCheckSupported(huge, core::DataType::kFloat32);

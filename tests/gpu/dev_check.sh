@@ -46,7 +46,7 @@ timeout 150 python3 bench/gpu_bench.py --no-compile --no-ort --config "$L/bench_
 note "bench rc=$?"
 cat "$L/gpu_bench.md" >> "$S" 2>/dev/null || tail -20 "$L/bench.log" >> "$S"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-TFNO_TEST_ALGO=$ALGO timeout 60 "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel > "$L/racecheck_$ALGO.log" 2>&1
+TFNO_TEST_ALGO=$ALGO timeout 150 "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel > "$L/racecheck_$ALGO.log" 2>&1
 note "racecheck $ALGO rc=$?"
 tail -3 "$L/racecheck_$ALGO.log" >> "$S"
 IFS=';' read -ra shapes <<< "$NCU_SHAPES"
