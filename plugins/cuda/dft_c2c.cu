@@ -5,35 +5,48 @@
 namespace turbofno {
 namespace cuda {
 
-// spec[e] += spec[s * elems + e] for s = 1..split-1, in a fixed order (bitwise repeatable): the
-// partial spectra of a split last forward pass, summed once before the mixing kernel.
-__global__ void __launch_bounds__(256) sumPartialsKernel(float2* __restrict__ spec, int64_t elems, int split) {
-    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= elems) return;
-    float2 acc = spec[e];
-    int s = 1;
-    for (; s + 8 <= split; s += 8) {  // 8 loads in flight
-        float2 v[8];
+// spec[e] += spec[s * elems + e] for s = 1..split-1: the partial spectra of a split last forward
+// pass, summed once before the mixing kernel. A block owns 32 elements; its 8 warps take every 8th
+// partial, then warp 0 adds the 8 group sums in a fixed order (bitwise repeatable).
+constexpr int kSumGroups = 8;
+__global__ void __launch_bounds__(32 * kSumGroups) sumPartialsKernel(float2* __restrict__ spec, int64_t elems, int split) {
+    __shared__ float2 part[kSumGroups][32];
+    const int lane = threadIdx.x % 32, grp = threadIdx.x / 32;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * 32 + lane;
+    float2 acc = make_float2(0.f, 0.f);
+    if (e < elems) {
+        int s = grp;
+        for (; s + 3 * kSumGroups < split; s += 4 * kSumGroups) {  // 4 loads in flight
+            float2 v[4];
 #pragma unroll
-        for (int q = 0; q < 8; ++q) v[q] = spec[static_cast<int64_t>(s + q) * elems + e];
+            for (int q = 0; q < 4; ++q) v[q] = spec[static_cast<int64_t>(s + q * kSumGroups) * elems + e];
 #pragma unroll
-        for (int q = 0; q < 8; ++q) {
-            acc.x += v[q].x;
-            acc.y += v[q].y;
+            for (int q = 0; q < 4; ++q) {
+                acc.x += v[q].x;
+                acc.y += v[q].y;
+            }
+        }
+        for (; s < split; s += kSumGroups) {
+            const float2 v = spec[static_cast<int64_t>(s) * elems + e];
+            acc.x += v.x;
+            acc.y += v.y;
         }
     }
-    for (; s < split; ++s) {
-        const float2 v = spec[static_cast<int64_t>(s) * elems + e];
-        acc.x += v.x;
-        acc.y += v.y;
+    part[grp][lane] = acc;
+    __syncthreads();
+    if (grp == 0 && e < elems) {
+#pragma unroll
+        for (int g = 1; g < kSumGroups; ++g) {
+            acc.x += part[g][lane].x;
+            acc.y += part[g][lane].y;
+        }
+        spec[e] = acc;
     }
-    spec[e] = acc;
 }
-
 
 cudaError_t launchSumPartials(float2* spec, int64_t elems, int split, cudaStream_t stream) {
     if (split <= 1) return cudaSuccess;
-    sumPartialsKernel<<<static_cast<unsigned>((elems + 255) / 256), 256, 0, stream>>>(spec, elems, split);
+    sumPartialsKernel<<<static_cast<unsigned>((elems + 31) / 32), 32 * kSumGroups, 0, stream>>>(spec, elems, split);
     return cudaGetLastError();
 }
 

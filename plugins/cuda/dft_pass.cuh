@@ -97,6 +97,51 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
 #pragma unroll
         for (int j = 0; j < 4; ++j) acc[i][j] = make_float2(0.f, 0.f);
 
+    // B tile element r of the step at k0: raw values, converted when stored to shared memory, so the
+    // next step's loads are in flight while this step computes (register double buffering).
+    struct RawPair {
+        T a, b;
+    };
+    using Raw = typename std::conditional<KIND == PassKind::kR2C, RawPair, float2>::type;
+    auto bSlot = [&](int r, int& kk, int& nn) {
+        if (p.bKContig) {
+            kk = tid % kBK;
+            nn = tid / kBK + r * (kPassThreads / kBK);
+        } else {
+            kk = tid / BN + r * (kPassThreads / BN);
+            nn = tid % BN;
+        }
+    };
+    auto loadB = [&](int k0, int r) -> Raw {
+        int kk, nn;
+        bSlot(r, kk, nn);
+        const int k = k0 + kk;
+        bool ok;
+        int64_t off;
+        if (p.bKContig) {
+            const int64_t col = n0 + nn;
+            ok = col < p.N && k < kEnd;
+            off = col * p.b.innerStride + static_cast<int64_t>(k) * p.b.rowStride;
+        } else {
+            ok = bColOk && k < kEnd;
+            off = bBase + static_cast<int64_t>(k) * p.b.rowStride;
+        }
+        if constexpr (KIND == PassKind::kR2C) {
+            // x[line, t] and its partner x[line, S - t] (none for t = 0 and t = S/2)
+            RawPair v{fromFloat<T>(0.f), fromFloat<T>(0.f)};
+            if (ok) {
+                v.a = xB[off];
+                if (k > 0 && 2 * k != p.S) v.b = xB[off + static_cast<int64_t>(p.S - 2 * k) * p.b.rowStride];
+            }
+            return v;
+        } else {
+            return ok ? zB[off] : make_float2(0.f, 0.f);
+        }
+    };
+    Raw pre[Tile::RB];
+#pragma unroll
+    for (int r = 0; r < Tile::RB; ++r) pre[r] = loadB(kBegin, r);
+
     for (int k0 = kBegin; k0 < kEnd; k0 += kBK) {
         __syncthreads();  // previous step's tiles consumed
 #pragma unroll
@@ -118,38 +163,22 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             As[kk][ma] = w;
             phase[r] = addMod(phase[r], phaseStep, p.S);
         }
-#pragma unroll 8
+#pragma unroll
         for (int r = 0; r < Tile::RB; ++r) {
             int kk, nn;
-            bool ok;
-            int64_t off;
-            if (p.bKContig) {
-                kk = tid % kBK;
-                nn = tid / kBK + r * (kPassThreads / kBK);
-                const int64_t col = n0 + nn;
-                ok = col < p.N && k0 + kk < kEnd;
-                off = col * p.b.innerStride + static_cast<int64_t>(k0 + kk) * p.b.rowStride;
-            } else {
-                kk = tid / BN + r * (kPassThreads / BN);
-                nn = tid % BN;
-                ok = bColOk && k0 + kk < kEnd;
-                off = bBase + static_cast<int64_t>(k0 + kk) * p.b.rowStride;
-            }
+            bSlot(r, kk, nn);
             if constexpr (KIND == PassKind::kR2C) {
-                // off points at x[line, t]; x[line, S - t] pairs with it (none for t = 0 and t = S/2)
-                float2 v = make_float2(0.f, 0.f);
-                if (ok) {
-                    const int t = k0 + kk;
-                    const float a = toFloat(xB[off]);
-                    const float b = (t > 0 && 2 * t != p.S) ? toFloat(xB[off + static_cast<int64_t>(p.S - 2 * t) * p.b.rowStride]) : 0.f;
-                    v = make_float2(a + b, a - b);
-                }
-                Bs[kk][nn] = v;
+                const float a = toFloat(pre[r].a), b = toFloat(pre[r].b);
+                Bs[kk][nn] = make_float2(a + b, a - b);  // (P, M) of the pair
             } else {
-                Bs[kk][nn] = ok ? zB[off] : make_float2(0.f, 0.f);
+                Bs[kk][nn] = pre[r];
             }
         }
         __syncthreads();
+        if (k0 + kBK < kEnd) {
+#pragma unroll
+            for (int r = 0; r < Tile::RB; ++r) pre[r] = loadB(k0 + kBK, r);
+        }
 #pragma unroll
         for (int kk = 0; kk < kBK; ++kk) {
             float2 a[4], b[4];
