@@ -6,27 +6,27 @@ namespace turbofno {
 namespace cuda {
 
 // spec[e] += spec[s * elems + e] for s = 1..split-1: the partial spectra of a split last forward
-// pass, summed once before the mixing kernel. A block owns 32 elements; its 8 warps take every 8th
-// partial, then warp 0 adds the 8 group sums in a fixed order (bitwise repeatable).
+// pass, summed once before the mixing kernel. A block owns 32 elements; its G = min(8, split) warps
+// take every G-th partial, then warp 0 adds the G group sums in a fixed order (bitwise repeatable).
 constexpr int kSumGroups = 8;
 __global__ void __launch_bounds__(32 * kSumGroups) sumPartialsKernel(float2* __restrict__ spec, int64_t elems, int split) {
     __shared__ float2 part[kSumGroups][32];
-    const int lane = threadIdx.x % 32, grp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32, grp = threadIdx.x / 32, groups = blockDim.x / 32;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * 32 + lane;
     float2 acc = make_float2(0.f, 0.f);
     if (e < elems) {
         int s = grp;
-        for (; s + 3 * kSumGroups < split; s += 4 * kSumGroups) {  // 4 loads in flight
+        for (; s + 3 * groups < split; s += 4 * groups) {  // 4 loads in flight
             float2 v[4];
 #pragma unroll
-            for (int q = 0; q < 4; ++q) v[q] = spec[static_cast<int64_t>(s + q * kSumGroups) * elems + e];
+            for (int q = 0; q < 4; ++q) v[q] = spec[static_cast<int64_t>(s + q * groups) * elems + e];
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
                 acc.x += v[q].x;
                 acc.y += v[q].y;
             }
         }
-        for (; s < split; s += kSumGroups) {
+        for (; s < split; s += groups) {
             const float2 v = spec[static_cast<int64_t>(s) * elems + e];
             acc.x += v.x;
             acc.y += v.y;
@@ -35,8 +35,7 @@ __global__ void __launch_bounds__(32 * kSumGroups) sumPartialsKernel(float2* __r
     part[grp][lane] = acc;
     __syncthreads();
     if (grp == 0 && e < elems) {
-#pragma unroll
-        for (int g = 1; g < kSumGroups; ++g) {
+        for (int g = 1; g < groups; ++g) {
             acc.x += part[g][lane].x;
             acc.y += part[g][lane].y;
         }
@@ -46,7 +45,8 @@ __global__ void __launch_bounds__(32 * kSumGroups) sumPartialsKernel(float2* __r
 
 cudaError_t launchSumPartials(float2* spec, int64_t elems, int split, cudaStream_t stream) {
     if (split <= 1) return cudaSuccess;
-    sumPartialsKernel<<<static_cast<unsigned>((elems + 31) / 32), 32 * kSumGroups, 0, stream>>>(spec, elems, split);
+    const int groups = split < kSumGroups ? split : kSumGroups;
+    sumPartialsKernel<<<static_cast<unsigned>((elems + 31) / 32), 32 * groups, 0, stream>>>(spec, elems, split);
     return cudaGetLastError();
 }
 

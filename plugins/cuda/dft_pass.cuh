@@ -54,8 +54,8 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     using Tile = PassTile<BM>;
     constexpr int TM = Tile::TM, TN = Tile::TN, BN = Tile::BN;
     // R2C: B holds (x[t] + x[S-t], x[t] - x[S-t]) for t = 0..S/2 (half the terms of a direct real DFT)
-    __shared__ float2 As[kBK][BM];
-    __shared__ float2 Bs[kBK][BN + 1];
+    __shared__ __align__(16) float2 As[kBK][BM];
+    __shared__ __align__(16) float2 Bs[kBK][BN + 2];  // rows 16-byte aligned (float4 reads); +2 spreads k-major stores
 
     const int tid = threadIdx.x;
     const int m0 = blockIdx.y * BM;
@@ -66,9 +66,8 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     // ---- twiddle generator state: this thread fills As[kk][ma] for kk = ka0 + r * (256 / BM) ----
     const int ma = tid % BM;
     const int ka0 = tid / BM;
-    const int mRow = m0 + ma;
-    const bool mOk = mRow < p.M;
-    const int fm = mOk ? passMap(mRow, p.mP, p.mOff) : 0;
+    const bool mOk = m0 + ma < p.M;
+    const int fm = mOk ? passMap(m0 + ma, p.mP, p.mOff) : 0;
     const bool kLinear = p.kP >= p.K;  // column map is the identity: phase indices advance by fm * kBK
     const int phaseStep = static_cast<int>((static_cast<int64_t>(fm) * kBK) % p.S);
     int phase[Tile::RA];
@@ -86,9 +85,11 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     const bool bColOk = !p.bKContig && bCol < p.N;
     const int64_t bBase = bColOk ? viewOffset(p.b, bCol) : 0;
 
-    // ---- compute mapping ----
+    // ---- compute mapping: thread (tm, tn) owns rows mRow(i) and columns nCol(j), i, j < 4 ----
     const int tm = p.mFast ? tid % TM : tid / TN;
     const int tn = p.mFast ? tid / TM : tid % TN;
+    auto mRow = [&](int i) { return 2 * tm + (i & 1) + 2 * TM * (i >> 1); };
+    auto nCol = [&](int j) { return 2 * tn + (j & 1) + 2 * TN * (j >> 1); };
     // R2C: acc = (sum P cos, -sum M sin) = X[k]. C2R: acc = (sum c_k Re Z cos, sum c_k Im Z sin), so
     // y[t] = acc.x - acc.y and y[S - t] = acc.x + acc.y. C2C: acc = the complex sum.
     float2 acc[4][4];
@@ -181,11 +182,17 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
         }
 #pragma unroll
         for (int kk = 0; kk < kBK; ++kk) {
+            // rows mRow(i) and columns nCol(j): two adjacent pairs each, read as float4
             float2 a[4], b[4];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) a[i] = As[kk][tm + TM * i];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) b[j] = Bs[kk][tn + TN * j];
+            for (int h = 0; h < 2; ++h) {
+                const float4 av = *reinterpret_cast<const float4*>(&As[kk][2 * tm + 2 * TM * h]);
+                const float4 bv = *reinterpret_cast<const float4*>(&Bs[kk][2 * tn + 2 * TN * h]);
+                a[2 * h] = make_float2(av.x, av.y);
+                a[2 * h + 1] = make_float2(av.z, av.w);
+                b[2 * h] = make_float2(bv.x, bv.y);
+                b[2 * h + 1] = make_float2(bv.z, bv.w);
+            }
 #pragma unroll
             for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -203,7 +210,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     // ---- epilogue ----
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-        const int64_t col = n0 + tn + TN * j;
+        const int64_t col = n0 + nCol(j);
         if (col >= p.N) continue;
         const int64_t cBase = viewOffset(p.c, col) + static_cast<int64_t>(blockIdx.z) * p.cSplitStride;
         float biasV = 0.f;
@@ -212,7 +219,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const int m = m0 + tm + TM * i;
+            const int m = m0 + mRow(i);
             if (m >= p.M) continue;
             const int64_t off = cBase + static_cast<int64_t>(m) * p.c.rowStride;
             if constexpr (KIND == PassKind::kC2R) {

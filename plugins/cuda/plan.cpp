@@ -233,8 +233,12 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     // smaller blocks multiply the staging (measured: 32x64x128x128 m16 0.513 -> 0.550 ms).
     const int64_t mixTiles = static_cast<int64_t>(ceilDiv(g.Kall, 32)) * ceilDiv(g.N, g.mixBatch);  // x batch chunks
     const int64_t mixRows = static_cast<int64_t>(g.mixBatch) * g.mixIn;
+    // Tiny spectra (1D layers: a few dozen modes) restage cheaply from L2 however many blocks read
+    // them: there the limit is the total staged bytes (<= 16 MB), not the rows per warp.
+    const size_t specBytes = static_cast<size_t>(g.N) * g.Cin * g.Kall * 8;
     g.mixWarps = 8;
-    while (g.mixWarps > 2 && mixTiles * ceilDiv(g.Cout, 2 * g.mixWarps) < kTargetBlocks / 2 && mixRows <= 16 * (g.mixWarps / 2))
+    while (g.mixWarps > 2 && mixTiles * ceilDiv(g.Cout, 2 * g.mixWarps) < kTargetBlocks / 2 &&
+           (mixRows <= 16 * (g.mixWarps / 2) || specBytes * ceilDiv(g.Cout, g.mixWarps) <= (16u << 20)))
         g.mixWarps /= 2;
 
     // Tensor-core path: the workspace fits either path's row split (the selection is a process-wide
@@ -275,8 +279,11 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
 
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     // Measured on the H200 (bench/results/, plugins/cuda/README.md): the fused plane kernels win only
-    // for 2D planes; 1D (one row per block) and 3D (joint leading-axis accumulation) run separable.
-    return shape.rank == 2 ? Algorithm::kFusedPlane : Algorithm::kSeparable;
+    // for 2D planes of moderate size and modes; 1D (one row per block) and 3D (joint leading-axis
+    // accumulation) always run separable.
+    if (shape.rank != 2) return Algorithm::kSeparable;
+    const int64_t plane = shape.spatial[0] * shape.spatial[1];
+    return (shape.kept[1] >= kSeparableFromModes || plane > kSeparableFromPlane) ? Algorithm::kSeparable : Algorithm::kFusedPlane;
 }
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }

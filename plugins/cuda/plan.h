@@ -111,6 +111,10 @@ struct Plan {
     const char* whyNot = "";
 };
 
+// 2D shapes run separable from this many kept last-axis modes or this plane size on (plan.cpp).
+constexpr int64_t kSeparableFromModes = 40;
+constexpr int64_t kSeparableFromPlane = 300 * 300;
+
 // The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);
 

@@ -10,6 +10,7 @@ namespace cuda {
 namespace {
 
 constexpr int64_t kSepTargetBlocks = 528;  // ~4 blocks of 256 threads per SM on a 132-SM H100/H200
+constexpr int64_t kSplitBelowBlocks = 160;
 constexpr int kThreadsPerPass = 256;      // dft_pass.cuh: kPassThreads
 constexpr int kStepK = 16;                // dft_pass.cuh: kBK
 
@@ -153,7 +154,9 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
     DftPass& last = sp.fwd[sp.nFwd - 1].pass;
     const int64_t blocks = ceilDiv(last.M, last.tileM) * ceilDiv(last.N, tileCols(last.tileM));
     int64_t split = 1;
-    if (blocks < kSepTargetBlocks) {
+    // Only grids of less than about one block per SM split: the partial sums cost a pass over
+    // split x spectrum bytes, which a grid that already fills the GPU does not win back.
+    if (blocks < kSplitBelowBlocks) {
         const int64_t kSteps = ceilDiv(last.K, kStepK);
         split = std::min<int64_t>({ceilDiv(kSepTargetBlocks, blocks), std::max<int64_t>(1, kSteps / 4),
                                    static_cast<int64_t>(cap / specBytes), kMaxPassSplit});

@@ -102,7 +102,10 @@ void testChoice() {
     expect(cuda::chooseAlgorithm(makeShape({4096}, {64})) == cuda::Algorithm::kSeparable, "1D runs separable");
     expect(cuda::chooseAlgorithm(makeShape({48, 48, 48}, {24, 24, 12})) == cuda::Algorithm::kSeparable, "3D runs separable");
     const cuda::Plan p2 = cuda::makePlan(makeShape({128, 128}, {64, 32}), nullptr);
-    expect(p2.supported, "2D 128x128 supported");
+    expect(p2.supported && p2.algo == cuda::Algorithm::kFusedPlane, "2D 128x128 m32: fused plane");
+    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {128, 64})) == cuda::Algorithm::kSeparable, "2D m64: separable");
+    expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 32})) == cuda::Algorithm::kSeparable, "2D 384x384: separable");
+    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 256x256 m32: fused plane");
     // an axis the fused plane cannot hold runs separable, whatever the rule says
     const cuda::Plan pl = cuda::makePlan(makeShape({8, 30011}, {4, 40}), nullptr);
     expect(!pl.fusedSupported && pl.supported && pl.algo == cuda::Algorithm::kSeparable, "2D 8x30011: separable (fused cannot)");
