@@ -43,8 +43,8 @@ __device__ __forceinline__ float2 unitRoot(int j, int S) {
     return make_float2(c, s);
 }
 
-__device__ __forceinline__ int64_t viewOffset(const StridedView& v, int64_t col) {
-    const int64_t outer = col / v.inner;
+__device__ __forceinline__ int viewOffset(const StridedView& v, int col) {
+    const int outer = static_cast<int>(static_cast<unsigned>(col) / static_cast<unsigned>(v.inner));
     return outer * v.outerStride + (col - outer * v.inner) * v.innerStride;
 }
 
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
 
     const int tid = threadIdx.x;
     const int m0 = blockIdx.y * BM;
-    const int64_t n0 = static_cast<int64_t>(blockIdx.x) * BN;
+    const int n0 = static_cast<int>(blockIdx.x) * BN;
     const int kBegin = blockIdx.z * p.kPerSplit;
     const int kEnd = min(p.K, kBegin + p.kPerSplit);
 
@@ -68,8 +68,10 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     const int ka0 = tid / BM;
     const bool mOk = m0 + ma < p.M;
     const int fm = mOk ? passMap(m0 + ma, p.mP, p.mOff) : 0;
-    const bool kLinear = p.kP >= p.K;  // column map is the identity: phase indices advance by fm * kBK
+    // phase indices advance by fm * kBK per step, plus fm * kOff where k crosses from the low into the
+    // high block of a mapped column index (both exact, modulo S)
     const int phaseStep = static_cast<int>((static_cast<int64_t>(fm) * kBK) % p.S);
+    const int seamStep = static_cast<int>((static_cast<int64_t>(fm) * p.kOff) % p.S);
     int phase[Tile::RA];
 #pragma unroll
     for (int r = 0; r < Tile::RA; ++r) {
@@ -81,9 +83,9 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     // column-contiguous views give every thread one fixed column ----
     const T* xB = static_cast<const T*>(src);
     const float2* zB = static_cast<const float2*>(src);
-    const int64_t bCol = n0 + tid % BN;
+    const int bCol = n0 + tid % BN;
     const bool bColOk = !p.bKContig && bCol < p.N;
-    const int64_t bBase = bColOk ? viewOffset(p.b, bCol) : 0;
+    const int bBase = bColOk ? viewOffset(p.b, bCol) : 0;
 
     // ---- compute mapping: thread (tm, tn) owns rows mRow(i) and columns nCol(j), i, j < 4 ----
     const int tm = p.mFast ? tid % TM : tid / TN;
@@ -118,21 +120,21 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
         bSlot(r, kk, nn);
         const int k = k0 + kk;
         bool ok;
-        int64_t off;
+        int off;
         if (p.bKContig) {
-            const int64_t col = n0 + nn;
+            const int col = n0 + nn;
             ok = col < p.N && k < kEnd;
-            off = col * p.b.innerStride + static_cast<int64_t>(k) * p.b.rowStride;
+            off = col * p.b.innerStride + k * p.b.rowStride;
         } else {
             ok = bColOk && k < kEnd;
-            off = bBase + static_cast<int64_t>(k) * p.b.rowStride;
+            off = bBase + k * p.b.rowStride;
         }
         if constexpr (KIND == PassKind::kR2C) {
             // x[line, t] and its partner x[line, S - t] (none for t = 0 and t = S/2)
             RawPair v{fromFloat<T>(0.f), fromFloat<T>(0.f)};
             if (ok) {
                 v.a = xB[off];
-                if (k > 0 && 2 * k != p.S) v.b = xB[off + static_cast<int64_t>(p.S - 2 * k) * p.b.rowStride];
+                if (k > 0 && 2 * k != p.S) v.b = xB[off + (p.S - 2 * k) * p.b.rowStride];
             }
             return v;
         } else {
@@ -151,9 +153,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             const int k = k0 + kk;
             float2 w = make_float2(0.f, 0.f);
             if (mOk && k < kEnd) {
-                const int ph = kLinear ? phase[r]
-                                       : static_cast<int>((static_cast<int64_t>(fm) * passMap(k, p.kP, p.kOff)) % p.S);
-                w = unitRoot(ph, p.S);
+                w = unitRoot(phase[r], p.S);
                 if (!p.inverse) w.y = -w.y;
                 if constexpr (KIND == PassKind::kC2R) {
                     const float ck = (k == 0 || k == p.nyquist) ? 1.f : 2.f;
@@ -163,6 +163,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             }
             As[kk][ma] = w;
             phase[r] = addMod(phase[r], phaseStep, p.S);
+            if (k < p.kP && k + kBK >= p.kP) phase[r] = addMod(phase[r], seamStep, p.S);
         }
 #pragma unroll
         for (int r = 0; r < Tile::RB; ++r) {
@@ -210,23 +211,23 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     // ---- epilogue ----
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-        const int64_t col = n0 + nCol(j);
+        const int col = n0 + nCol(j);
         if (col >= p.N) continue;
-        const int64_t cBase = viewOffset(p.c, col) + static_cast<int64_t>(blockIdx.z) * p.cSplitStride;
+        const int cBase = viewOffset(p.c, col) + static_cast<int>(blockIdx.z) * p.cSplitStride;
         float biasV = 0.f;
         if constexpr (KIND == PassKind::kC2R) {
-            if (bias) biasV = toFloat(bias[(col / p.biasDiv) % p.biasMod]);
+            if (bias) biasV = toFloat(bias[(static_cast<unsigned>(col) / static_cast<unsigned>(p.biasDiv)) % static_cast<unsigned>(p.biasMod)]);
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const int m = m0 + mRow(i);
             if (m >= p.M) continue;
-            const int64_t off = cBase + static_cast<int64_t>(m) * p.c.rowStride;
+            const int off = cBase + m * p.c.rowStride;
             if constexpr (KIND == PassKind::kC2R) {
                 T* out = static_cast<T*>(dst);
                 out[off] = fromFloat<T>(fmaf(acc[i][j].x - acc[i][j].y, p.scale, biasV));
                 if (m > 0 && 2 * m != p.S)  // the mirrored sample S - m
-                    out[off + static_cast<int64_t>(p.S - 2 * m) * p.c.rowStride] =
+                    out[off + (p.S - 2 * m) * p.c.rowStride] =
                         fromFloat<T>(fmaf(acc[i][j].x + acc[i][j].y, p.scale, biasV));
             } else {
                 static_cast<float2*>(dst)[off] = acc[i][j];

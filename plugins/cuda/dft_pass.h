@@ -19,11 +19,13 @@ enum class PassKind : int {
 
 // A column index col of B / C is split as (outer, inner) = (col / inner, col % inner); the element
 // offset is outer * outerStride + inner * innerStride + row * rowStride (+ split * splitStride for C).
+// Every tensor a pass touches has < 2^31 elements (validated; the planner checks its own buffers),
+// so offsets are 32-bit: the kernel's index arithmetic stays in cheap integer instructions.
 struct StridedView {
-    int64_t inner = 1;        // columns per outer step
-    int64_t outerStride = 0;  // elements
-    int64_t innerStride = 0;  // elements
-    int64_t rowStride = 0;    // elements per k (B) or per m (C)
+    int32_t inner = 1;        // columns per outer step
+    int32_t outerStride = 0;  // elements
+    int32_t innerStride = 0;  // elements
+    int32_t rowStride = 0;    // elements per k (B) or per m (C)
 };
 
 struct DftPass {
@@ -35,7 +37,7 @@ struct DftPass {
     int kP = 0, kOff = 0;
     int inverse = 0;          // 0: e^{-i ...} (forward), 1: e^{+i ...}
     int kPerSplit = 1;        // k range of one blockIdx.z; gridDim.z = ceil(K / kPerSplit)
-    int64_t cSplitStride = 0; // elements between the partial results of two splits
+    int32_t cSplitStride = 0; // elements between the partial results of two splits
     int mFast = 0;            // 1: consecutive threads run along m (C is contiguous in m)
     int bKContig = 0;         // 1: B is contiguous along k (load tiles along k)
     StridedView b, c;
@@ -43,7 +45,7 @@ struct DftPass {
     // k == 0 and k == nyquist (S even: S / 2, else -1) and 2 otherwise.
     float scale = 1.f;
     int nyquist = -1;
-    int64_t biasDiv = 1;
+    int32_t biasDiv = 1;
     int biasMod = 1;
     int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
 };

@@ -44,6 +44,16 @@ struct Buffers {
 };
 Buffer other(Buffer b) { return b == Buffer::kA ? Buffer::kB : Buffer::kA; }
 
+// A strided view (dft_pass.h); the planner checks separately that every value fits in 32 bits.
+StridedView view(int64_t inner, int64_t outerStride, int64_t innerStride, int64_t rowStride) {
+    StridedView v;
+    v.inner = static_cast<int32_t>(inner);
+    v.outerStride = static_cast<int32_t>(outerStride);
+    v.innerStride = static_cast<int32_t>(innerStride);
+    v.rowStride = static_cast<int32_t>(rowStride);
+    return v;
+}
+
 // Spectrum partials: room for up to kMaxPassSplit spectra within kSplitBudgetBytes, at least one.
 size_t specInCapacity(size_t specBytes) {
     return std::max(specBytes, std::min(kMaxPassSplit * specBytes, kSplitBudgetBytes));
@@ -87,8 +97,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         st.pass = basePass(static_cast<int>(kd), static_cast<int>(Sd / 2 + 1), lines, Sd);
         st.pass.bKContig = 1;
         st.pass.mFast = 1;
-        st.pass.b = {lines, 0, Sd, 1};
-        st.pass.c = {lines, 0, kd, 1};
+        st.pass.b = view(lines, 0, Sd, 1);
+        st.pass.c = view(lines, 0, kd, 1);
         st.src = Buffer::kX;
         st.dst = d == 1 ? Buffer::kSpecIn : Buffer::kA;
         bufs.need(st.dst, lines * kd);
@@ -101,8 +111,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         st.pass = basePass(static_cast<int>(K[j]), static_cast<int>(S[j]), outer * inner, S[j]);
         st.pass.mP = modesLow ? modesLow[j] : static_cast<int>(K[j]);
         st.pass.mOff = static_cast<int>(S[j] - K[j]);
-        st.pass.b = {inner, S[j] * inner, 1, inner};
-        st.pass.c = {inner, K[j] * inner, 1, inner};
+        st.pass.b = view(inner, S[j] * inner, 1, inner);
+        st.pass.c = view(inner, K[j] * inner, 1, inner);
         st.src = sp.fwd[sp.nFwd - 2].dst;
         st.dst = j == 0 ? Buffer::kSpecIn : other(st.src);
         bufs.need(st.dst, outer * K[j] * inner);
@@ -119,8 +129,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         st.pass.kP = modesLow ? modesLow[j] : static_cast<int>(K[j]);
         st.pass.kOff = static_cast<int>(S[j] - K[j]);
         st.pass.inverse = 1;
-        st.pass.b = {in, K[j] * in, 1, in};
-        st.pass.c = {in, S[j] * in, 1, in};
+        st.pass.b = view(in, K[j] * in, 1, in);
+        st.pass.c = view(in, S[j] * in, 1, in);
         st.src = prev;
         st.dst = prev == Buffer::kA ? Buffer::kB : Buffer::kA;
         bufs.need(st.dst, outer * S[j] * in);
@@ -135,11 +145,11 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         st.pass.inverse = 1;
         st.pass.bKContig = 1;
         st.pass.mFast = 1;
-        st.pass.b = {lines, 0, kd, 1};
-        st.pass.c = {lines, 0, Sd, 1};
+        st.pass.b = view(lines, 0, kd, 1);
+        st.pass.c = view(lines, 0, Sd, 1);
         st.pass.scale = static_cast<float>(1.0 / static_cast<double>(prod(S, 0, d)));
         st.pass.nyquist = Sd % 2 == 0 ? static_cast<int>(Sd / 2) : -1;
-        st.pass.biasDiv = prod(S, 0, d - 1);
+        st.pass.biasDiv = static_cast<int32_t>(prod(S, 0, d - 1));
         st.pass.biasMod = static_cast<int>(shape.outChannels);
         st.src = prev;
         st.dst = Buffer::kY;
@@ -164,7 +174,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
     const int64_t kPer = ceilDiv(ceilDiv(last.K, split), kStepK) * kStepK;
     last.kPerSplit = static_cast<int>(kPer);
     sp.split = static_cast<int>(ceilDiv(last.K, kPer));
-    last.cSplitStride = specInElems;
+    last.cSplitStride = static_cast<int32_t>(specInElems);
 
     sp.offA = 0;
     sp.offB = align256(static_cast<size_t>(bufs.a) * 8);
@@ -172,8 +182,15 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
     sp.offSpecOut = sp.offSpecIn + align256(cap);
     sp.bytes = sp.offSpecOut + align256(static_cast<size_t>(specOutElems) * 8);
 
-    // ---- limits: the grid is (column tiles, row tiles, splits) ----
+    // ---- limits: 32-bit element offsets (every buffer below 2^31 elements, with a tile's margin);
+    // the grid is (column tiles, row tiles, splits) ----
     sp.supported = true;
+    constexpr int64_t kMaxElems = (int64_t{1} << 31) - (int64_t{1} << 16);
+    const int64_t xElems = L0 * prod(S, 0, d), yElems = L1 * prod(S, 0, d);
+    if (std::max({xElems, yElems, bufs.a, bufs.b, specInElems * sp.split, specOutElems}) > kMaxElems) {
+        sp.supported = false;
+        sp.whyNot = "a tensor or intermediate spectrum of the CUDA kernel would exceed 2^31 elements";
+    }
     auto check = [&](const DftPass& p) {
         if (ceilDiv(p.M, p.tileM) > 65535) {
             sp.supported = false;
