@@ -9,8 +9,6 @@
 #include "inverse.cuh"
 #include "kernels.h"
 #include "mixing.cuh"
-#include "tc_forward.cuh"
-#include "tc_inverse.cuh"
 #include "separable_layer.cuh"
 #include "smem_limit.h"
 
@@ -38,25 +36,6 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
 
     static std::atomic<unsigned long long> fwdDone{0}, invDone{0}, mixDone{0};
     if ((err = allowSmem(spectralMixKernel<T>, plan.mixSmem, mixDone)) != cudaSuccess) return err;
-    if constexpr (LEAD == 1) {
-        if (plan.useTensorCores) {  // tensor-core forward / inverse (tc_*.cuh), same mixing kernel
-            static std::atomic<unsigned long long> tcFwdDone{0}, tcInvDone{0};
-            const int64_t tcFwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.tTilesKL * g.tTilesK3;
-            const int64_t tcInvBlocks = static_cast<int64_t>(g.N) * g.Cout * ((g.A + g.tBR - 1) / g.tBR);
-            if (tcFwdBlocks > kMaxGridX || tcInvBlocks > kMaxGridX || g.tSplit > 65535) return cudaErrorInvalidConfiguration;
-            if ((err = allowSmem(tcForwardKernel<T>, plan.tcFwdSmem, tcFwdDone)) != cudaSuccess) return err;
-            if ((err = allowSmem(tcInverseKernel<T>, plan.tcInvSmem, tcInvDone)) != cudaSuccess) return err;
-            tcForwardKernel<T><<<dim3(static_cast<unsigned>(tcFwdBlocks), g.tSplit), kTcThreads, plan.tcFwdSmem, stream>>>(
-                g, static_cast<const T*>(x), specIn);
-            if ((err = cudaGetLastError()) != cudaSuccess) return err;
-            spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), mixThreads, plan.mixSmem, stream>>>(
-                g, specIn, static_cast<const T*>(weight), specOut);
-            if ((err = cudaGetLastError()) != cudaSuccess) return err;
-            tcInverseKernel<T><<<static_cast<unsigned>(tcInvBlocks), kTcThreads, plan.tcInvSmem, stream>>>(
-                g, specOut, static_cast<const T*>(bias), static_cast<T*>(y));
-            return cudaGetLastError();
-        }
-    }
     if ((err = allowSmem(spectralForwardKernel<T, LEAD>, plan.fwdSmem, fwdDone)) != cudaSuccess) return err;
     spectralForwardKernel<T, LEAD><<<dim3(static_cast<unsigned>(fwdBlocks), g.split), kThreads, plan.fwdSmem, stream>>>(
         g, static_cast<const T*>(x), specIn);

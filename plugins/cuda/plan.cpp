@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 namespace turbofno {
 namespace cuda {
@@ -21,106 +18,10 @@ int modeGroups(int k) {
 }
 
 size_t align256(size_t v) { return (v + 255) / 256 * 256; }
-int roundUp(int v, int m) { return (v + m - 1) / m * m; }
-// shared-memory buffers of the tensor-core kernels start on 32-byte boundaries (wmma pointer rule)
-size_t ru8(size_t floats) { return (floats + 7) / 8 * 8; }
 
-// Tensor-core path (d == 2): tiles, shared-memory layout and row split, or false when a shape does
-// not fit (then the FMA kernels run). Layouts match tc_forward.cuh / tc_inverse.cuh.
-bool planTensorCores(Plan& plan) {
-    Geometry& g = plan.g;
-    if (g.lead != 1) return false;
-    const int K1 = g.K[0], S1 = g.S[0], W = g.Sd;
-    // Tensor-core fp32 accumulation truncates: the error grows with the reduction length (measured on
-    // the H200: rel-L2 1.0e-5 at a 600-long last axis, ~1e-7 at 64..256). Longer axes stay on FMA.
-    if (W > kTcMaxAxis || S1 > kTcMaxAxis) return false;
-    g.tWp = roundUp(W, 8);
-    const size_t tab = ru8(2 * static_cast<size_t>(S1) + 2 * static_cast<size_t>(W));
-    const size_t budgetFloats = kSmemBudget / 4;
-    // forward: Fw [Wp][2BN+4], xs [R][Wp+4], G [2BM][R+4], T [R][2BN+4]; the output staging
-    // [2BM][2BN+4] reuses the space from Fw on after the last chunk
-    g.tBM = std::min(64, roundUp(K1, 16));
-    auto layoutFwd = [&](int bn, int R) {
-        const size_t fw = ru8(static_cast<size_t>(g.tWp) * (2 * bn + 4));
-        const size_t xs = ru8(static_cast<size_t>(R) * (g.tWp + 4));
-        const size_t gm = ru8(static_cast<size_t>(2 * g.tBM) * (R + 4));
-        const size_t tm = ru8(static_cast<size_t>(R) * (2 * bn + 4));
-        const size_t out = static_cast<size_t>(2 * g.tBM) * (2 * bn + 4);
-        const size_t end = std::max(tab + fw + xs + gm + tm, tab + out);
-        if (end > budgetFloats) return false;
-        g.tBN = bn;
-        g.tR = R;
-        g.tfOff[0] = static_cast<int>(tab);
-        g.tfOff[1] = static_cast<int>(tab + fw);
-        g.tfOff[2] = static_cast<int>(tab + fw + xs);
-        g.tfOff[3] = static_cast<int>(tab + fw + xs + gm);
-        plan.tcFwdSmem = end * 4;
-        return true;
-    };
-    bool fwdOk = false;
-    for (int bn = std::min(32, roundUp(g.kd, 8)); bn >= 8 && !fwdOk; bn /= 2) {
-        if ((2 * g.tBM / 16) * (2 * bn / 16) > 8 * kTcMaxAcc) continue;
-        fwdOk = layoutFwd(bn, 32) || layoutFwd(bn, 16);
-    }
-    if (!fwdOk) return false;
-    g.tTilesKL = ceilDiv(K1, g.tBM);
-    g.tTilesK3 = ceilDiv(g.kd, g.tBN);
-    const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.tTilesKL * g.tTilesK3;
-    g.tSplit = 1;
-    if (fwdBlocks < kTargetBlocks) g.tSplit = static_cast<int>(std::min<int64_t>(kMaxSplit, ceilDiv(kTargetBlocks, fwdBlocks)));
-    g.tSplit = std::max(1, std::min(g.tSplit, g.A / 16));  // at least one 16-row chunk per split
-    g.tRowsPerSplit = g.tSplit > 1 ? roundUp(ceilDiv(g.A, g.tSplit), 16) : g.A;
-    g.tSplit = ceilDiv(g.A, g.tRowsPerSplit);
-    if (g.tR > g.tRowsPerSplit) layoutFwd(g.tBN, 16);  // smaller chunks fit whenever larger ones do
-
-    // inverse: region [Y chunk [32][2kdp+4] + L [2BR][36] | Q [2BR][2kdp+4] | yo [BR][68]],
-    // Zs [BR][2kdp+4], Fi [2kdp][68]
-    g.tKdp = roundUp(g.kd, 8);
-    const int64_t outPlanes = static_cast<int64_t>(g.N) * g.Cout;
-    const int brFirst = outPlanes * ceilDiv(g.A, 32) >= kTargetBlocks ? 32 : 16;
-    for (int BR = brFirst; BR >= 16; BR /= 2) {
-        if ((2 * BR / 16) * (2 * g.tKdp / 16) > 8 * kTcMaxAcc) continue;
-        const size_t ld = 2 * static_cast<size_t>(g.tKdp) + 4;
-        const size_t region = std::max({ru8(kTcKlChunk * ld) + ru8(2 * static_cast<size_t>(BR) * (kTcKlChunk + 4)),
-                                        ru8(2 * static_cast<size_t>(BR) * ld), ru8(static_cast<size_t>(BR) * (kTcWc + 4))});
-        const size_t zs = ru8(static_cast<size_t>(BR) * ld);
-        const size_t fi = ru8(2 * static_cast<size_t>(g.tKdp) * (kTcWc + 4));
-        const size_t end = tab + region + zs + fi;
-        if (end <= budgetFloats) {
-            g.tBR = BR;
-            g.tiOff[0] = static_cast<int>(tab);
-            g.tiOff[1] = static_cast<int>(tab + region);
-            g.tiOff[2] = static_cast<int>(tab + region + zs);
-            plan.tcInvSmem = end * 4;
-            return true;
-        }
-    }
-    return false;
-}
-
-}  // namespace
-
-namespace {
-std::atomic<int> gDftOverride{-1};
 std::atomic<int> gAlgoOverride{-1};
+
 }  // namespace
-
-void setTensorCoreDftOverride(int mode) { gDftOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
-
-bool tensorCoreDftRequested() {
-    const int forced = gDftOverride.load(std::memory_order_relaxed);
-    if (forced >= 0) return forced == 1;
-    static const bool tc = [] {
-        const char* v = std::getenv("TURBOFNO_CUDA_DFT");
-        if (!v || !*v) return kDefaultTc;
-        if (std::strcmp(v, "tc") == 0) return true;
-        if (std::strcmp(v, "fma") == 0) return false;
-        std::fprintf(stderr, "turbofno: TURBOFNO_CUDA_DFT=%s is not fma or tc; using the default (%s)\n", v,
-                     kDefaultTc ? "tc" : "fma");
-        return kDefaultTc;
-    }();
-    return tc;
-}
 
 Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
     Plan plan;
@@ -244,23 +145,9 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         g.mixWarps /= 2;
     }
 
-    // Tensor-core path: the workspace fits either path's row split (the selection is a process-wide
-    // setting, the workspace size must not depend on it).
-    int maxSplit = g.split;
-    plan.tcSupported = plan.fusedSupported && planTensorCores(plan);
-    if (plan.tcSupported) {
-        maxSplit = std::max(g.split, g.tSplit);
-        if (tensorCoreDftRequested()) {
-            plan.useTensorCores = true;
-            g.tc = 1;
-            g.split = g.tSplit;
-            g.rowsPerSplit = g.tRowsPerSplit;
-        }
-    }
-
     const size_t kall = static_cast<size_t>(g.Kall);
     plan.specInOffset = 0;
-    plan.specInBytes = static_cast<size_t>(maxSplit) * g.N * g.Cin * kall * 8;
+    plan.specInBytes = static_cast<size_t>(g.split) * g.N * g.Cin * kall * 8;
     plan.specOutOffset = align256(plan.specInBytes);
     plan.specOutBytes = static_cast<size_t>(g.N) * g.Cout * kall * 8;
     const size_t fusedBytes = plan.specOutOffset + align256(plan.specOutBytes);

@@ -55,38 +55,10 @@ struct Geometry {
     // mixBatch x mixIn spectra per step
     int mixBatch = 1, mixIn = 1;
     int mixWarps = 8;
-
-    // tensor-core path (tc_forward.cuh / tc_inverse.cuh, d == 2 only; see plugins/cuda/README.md).
-    // Sizes ending in p are padded to the wmma tile (8 or 16); tfOff / tiOff are float offsets of the
-    // shared-memory buffers after the two twiddle tables.
-    int tc = 0;            // 1: this launch uses the tensor-core forward / inverse kernels
-    int tBM = 16, tBN = 8; // forward block tile: tBM leading modes x tBN last-axis modes
-    int tR = 16;           // forward rows per chunk (GEMM K of the leading-axis stage)
-    int tWp = 8;           // last axis padded to 8
-    int tTilesKL = 1, tTilesK3 = 1;
-    int tSplit = 1, tRowsPerSplit = 1;
-    int tfOff[4] = {0, 0, 0, 0};  // forward: Fw, xs (and the output staging), G, T
-    int tBR = 16;          // inverse rows per block
-    int tKdp = 8;          // kd padded to 8
-    int tiOff[3] = {0, 0, 0};     // inverse: region (Y chunk + L | Q | yo), Zs, Fi
 };
 
-constexpr bool kDefaultTc = false;  // until the tensor-core path is verified on a GPU
-constexpr int kTcThreads = 256;  // tensor-core kernels: 8 warps
-constexpr int kTcMaxAcc = 4;     // accumulator fragments per warp
-constexpr int kTcKlChunk = 32;   // inverse: leading modes staged per step
-constexpr int kTcWc = 64;        // inverse: output columns per step
-constexpr int kTcMaxAxis = 320;  // tensor-core path only when S1, S2 <= this (fp32 accuracy, plan.cpp)
-
-// TURBOFNO_CUDA_DFT=fma|tc, read once per process: which truncated-DFT kernels launchCuda uses where
-// both exist (tc only for d == 2 shapes that fit; otherwise fma). Unset: the default (kDefaultTc).
-bool tensorCoreDftRequested();
-// For the GPU test / benchmark shim (tests/gpu/tfno_capi.cpp): -1 back to the environment / default,
-// 0 fma, 1 tc. Takes effect at the next launchCuda (plans are made per launch).
-void setTensorCoreDftOverride(int mode);
-
 // The algorithms a layer can run with (chosen per shape by chooseAlgorithm in plan.cpp):
-//  kFusedPlane: forward.cuh / mixing.cuh / inverse.cuh (or tc_*.cuh), a whole (n, c) plane per block,
+//  kFusedPlane: forward.cuh / mixing.cuh / inverse.cuh, a whole (n, c) plane per block,
 //               both axes of a 2D plane in one kernel; needs a last-axis row in shared memory;
 //  kSeparable:  one truncated DFT pass per axis (dft_pass.cuh) + mixing.cuh, any length.
 enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
@@ -104,9 +76,6 @@ struct Plan {
     size_t specOutOffset = 0, specOutBytes = 0;  // [N][Cout][Kall] float2 (mixed)
     size_t workspaceBytes = 0;
     size_t fwdSmem = 0, invSmem = 0, mixSmem = 0; // dynamic shared memory per block
-    size_t tcFwdSmem = 0, tcInvSmem = 0;          // tensor-core kernels (when tcSupported)
-    bool tcSupported = false;                     // the tensor-core path can run this shape
-    bool useTensorCores = false;                  // ... and is selected (g.tc == 1)
     bool supported = false;        // the chosen algorithm can run this shape
     const char* whyNot = "";
 };

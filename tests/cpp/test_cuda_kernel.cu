@@ -340,8 +340,6 @@ int main() {
     std::random_device rd;
     const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
     std::printf("seed: %llu\n", static_cast<unsigned long long>(seed));
-    const char* dft = std::getenv("TURBOFNO_CUDA_DFT");
-    std::printf("TURBOFNO_CUDA_DFT=%s (d = 2 truncated DFTs: fma or tensor cores)\n", dft ? dft : "(unset: default)");
     // TFNO_TEST_ALGO=fused|separable forces the algorithm (a forced one that cannot run a shape falls
     // back to the other); unset: the planner's choice.
     const char* algo = std::getenv("TFNO_TEST_ALGO");
@@ -380,8 +378,8 @@ int main() {
     // mixing: one block per batch chunk of <= 8 items (3 chunks, the last partial), with forward row split
     runCase({"2d 16x16 N20 Cin7 Cout9 (mix batch chunks + split) f32", {16, 16}, 20, 7, 9, {3, 4}, {2, 0}, false, false, DataType::kFloat32}, rng);
     runCase({"2d 20x18 N19 separable (mix batch chunks) f16", {20, 18}, 19, 3, 3, {4, 5}, {3, 0}, true, true, DataType::kFloat16}, rng);
-    // tensor-core path plans (TURBOFNO_CUDA_DFT=tc): two leading / last-axis tiles + row split,
-    // five last-axis tiles, the benchmark geometry in bf16, a last axis too long for it (FMA fallback)
+    // two leading / last-axis tiles + row split, five last-axis tiles, the benchmark geometry in bf16,
+    // a long last axis with many modes
     runCase({"2d 256x200 K(36+36) k40 tiles + split f32", {256, 200}, 1, 2, 2, {36, 40}, {36, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"2d 24x300 K(5+3) k70 five last-axis tiles f32", {24, 300}, 2, 2, 3, {5, 70}, {3, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"2d 128x128 m32 bf16", {128, 128}, 2, 8, 8, {32, 32}, {32, 0}, false, true, DataType::kBFloat16}, rng);

@@ -3,8 +3,8 @@
 #   build (tests/gpu/build.sh, skipped when build-gpu exists) -> test_cuda_kernel (C++, float64 reference)
 #   -> verify_kernel.py (every dtype / rank / layout vs the NumPy float64 oracle, NaN-poisoned outputs,
 #   CUDA-graph replay) -> compute-sanitizer memcheck + racecheck (+ synccheck) on test_cuda_kernel.
-#   The C++ test and the sanitizers run once per truncated-DFT path (TURBOFNO_CUDA_DFT=fma, =tc);
-#   verify_kernel.py and the benchmark switch paths in-process (tfno_set_dft) and cover both.
+#   The C++ test and the sanitizers run once per kernel path (TFNO_TEST_ALGO=auto|fused|separable);
+#   verify_kernel.py and the benchmark switch paths in-process (tfno_set_algo) and cover all.
 #   -> pytest tests/python/test_ort_cuda.py (needs onnxruntime-gpu importable; skipped otherwise)
 #   -> optionally the benchmark (BENCH=1).
 # Exit code: number of failed steps.
@@ -32,8 +32,7 @@ step() {  # step NAME CMD...
 step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
 # every kernel path: the planner's choice, the fused plane (FMA and tensor-core DFTs), the separable passes
-PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "fused-tc:TFNO_TEST_ALGO=fused TURBOFNO_CUDA_DFT=tc"
-       "separable:TFNO_TEST_ALGO=separable")
+PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable")
 for p in "${PATHS[@]}"; do
     step "test_cuda_kernel_${p%%:*}" env ${p#*:} build-gpu/tests/cpp/test_cuda_kernel
 done

@@ -23,31 +23,19 @@ def lib():
         _lib.tfno_launch.restype = ctypes.c_int
         _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_size_t, ctypes.c_void_p]
         _lib.tfno_destroy.argtypes = [ctypes.c_void_p]
-        _lib.tfno_set_dft.argtypes = [ctypes.c_int]
         _lib.tfno_set_algo.argtypes = [ctypes.c_int]
     return _lib
 
 
-DFT_MODES = {"env": -1, "fma": 0, "tc": 1}
-
-
-def set_dft(mode: str) -> None:
-    """Truncated-DFT kernels for the following launches: 'fma', 'tc' (tensor cores, d = 2 shapes that
-    fit; others stay fma) or 'env' (TURBOFNO_CUDA_DFT / the built-in default)."""
-    lib().tfno_set_dft(DFT_MODES[mode])
-
-
-# Kernel paths the GPU scripts can force: (algorithm, truncated-DFT kernels of the fused plane).
-PATHS = {"auto": (-1, -1), "fused": (0, 0), "fused-tc": (0, 1), "separable": (1, -1)}
+# Kernel paths the GPU scripts can force (plugins/cuda/plan.h Algorithm; -1: the planner's choice).
+PATHS = {"auto": -1, "fused": 0, "separable": 1}
 
 
 def set_path(path: str) -> None:
-    """Forces the algorithm of the following launches: 'auto' (the planner), 'fused' (fused-plane FMA
-    kernels), 'fused-tc' (fused plane, tensor-core DFTs where they apply) or 'separable' (per-axis
-    passes). A forced algorithm that cannot run a shape falls back to the other one."""
-    algo, dft = PATHS[path]
-    lib().tfno_set_algo(algo)
-    lib().tfno_set_dft(dft)
+    """Forces the algorithm of the following launches: 'auto' (the planner), 'fused' (fused-plane
+    kernels) or 'separable' (per-axis passes). A forced algorithm that cannot run a shape falls back
+    to the other one."""
+    lib().tfno_set_algo(PATHS[path])
 
 
 def _i64(vals):

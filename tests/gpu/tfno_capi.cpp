@@ -13,8 +13,7 @@ using namespace turbofno;
 
 namespace turbofno {
 namespace cuda {
-void setTensorCoreDftOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
-void setAlgorithmOverride(int mode);      // plugins/cuda/plan.h
+void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
 }  // namespace cuda
 }  // namespace turbofno
 
@@ -70,9 +69,6 @@ int tfno_launch(void* handle, const void* x, const void* w, const void* b, void*
     p->y = y;
     return static_cast<int>(core::launchCuda(*p, ws, wsBytes, static_cast<cudaStream_t>(stream)));
 }
-
-// Which truncated-DFT kernels the next launches use: -1 TURBOFNO_CUDA_DFT / default, 0 fma, 1 tc.
-void tfno_set_dft(int mode) { cuda::setTensorCoreDftOverride(mode); }
 
 // Which algorithm the next launches use: -1 the planner's choice, 0 fused plane, 1 separable.
 void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }

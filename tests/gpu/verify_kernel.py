@@ -6,8 +6,8 @@ inputs), d = 1, 2, 3, dense / separable, bias on / off, every norm, odd and non-
 the benchmark shapes; y is NaN-poisoned before each launch and every element must come back finite;
 a CUDA-graph capture of the launch must replay to the same result on new data.
 Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
-kernels (fused: FMA DFTs, fused-tc: tensor-core DFTs where they apply) and the separable passes.
-Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,fused-tc,separable]
+kernels (fused) and the separable passes (separable).
+Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable]
 (exit code 1 on any failure)
 """
 from __future__ import annotations
@@ -46,9 +46,9 @@ SHAPES = [
     ((5, 6, 7), [2, 2, 3], [2, 1, 0], 2, 3, 4),
     ((8, 6, 9), [3, 3, 5], [2, 3, 0], 2, 3, 2),
     ((12, 10, 14), [4, 3, 5], [3, 3, 0], 2, 4, 4),
-    ((256, 200), [36, 40], [36, 0], 1, 2, 2),  # tensor-core path: two leading / last-axis tiles, row split
-    ((24, 300), [5, 70], [3, 0], 2, 2, 3),     # tensor-core path: five last-axis tiles
-    ((24, 600), [5, 70], [3, 0], 2, 2, 3),     # last axis above the tensor-core limit (FMA either way)
+    ((256, 200), [36, 40], [36, 0], 1, 2, 2),  # two leading / last-axis tiles, row split
+    ((24, 300), [5, 70], [3, 0], 2, 2, 3),     # five last-axis tiles
+    ((24, 600), [5, 70], [3, 0], 2, 2, 3),
     ((20, 18), [4, 5], [3, 0], 11, 3, 5),      # mixing: two batch chunks (8 + 3), row split
     ((97, 101), [11, 13], [12, 0], 2, 3, 3),   # primes
     ((30011,), [40], [0], 2, 3, 2),            # last axis beyond the fused plane's shared memory (separable only)
@@ -121,7 +121,7 @@ def graph_check(rng):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
-    ap.add_argument("--paths", default="auto,fused,fused-tc,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
+    ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
