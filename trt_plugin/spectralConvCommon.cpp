@@ -601,6 +601,8 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
     params.weight = inputs[1];
     params.bias = nbInputs == 3 ? inputs[2] : nullptr;
     params.y = outputs[0];
+    core::Status const supported = core::cudaCheckSupported(params.shape, params.dtype);
+    pluginCheck(supported.ok, "shape not supported by the CUDA kernel: " + supported.message);
     size_t const wsBytes = core::cudaWorkspaceBytes(params.shape, params.dtype);
     pluginCheck(wsBytes == 0 || workspace != nullptr, "the kernel needs " + std::to_string(wsBytes) +
                                                           " workspace bytes but TensorRT passed none");
