@@ -13,6 +13,7 @@ Works on a copy made by the caller. Steps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import torch
 from torch import nn
@@ -35,6 +36,7 @@ class ConvertedLayer:
     bias: bool
     layer_rel_err: float = float("nan")   # worst relative L2 error of the layer check
     calls: int = 1                        # times the model calls it (shared layers: one node per call)
+    output_size: Optional[list] = None    # fixed output spatial size of a resampling layer (None: the input's)
 
 
 @dataclass
@@ -167,7 +169,8 @@ def convert_layers(model: nn.Module, example_inputs: tuple, *, layer_rtol: float
             path=path, source_class=class_name(module), family=family, input_shape=ctx.input_shape,
             modes_low=list(info.modes_low) if info else [], modes_high=list(info.modes_high) if info else [],
             norm=info.norm if info else -1, separable=info.separable if info else 0,
-            bias=(info.bias is not None) if info else False, layer_rel_err=worst, calls=len(record.inputs)))
+            bias=(info.bias is not None) if info else False, layer_rel_err=worst, calls=len(record.inputs),
+            output_size=list(info.output_size) if info is not None and info.output_size is not None else None))
     return model, reference, converted
 
 
