@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 _EPILOG = """examples:
@@ -66,5 +67,11 @@ def run(args) -> int:
             verbose=not args.quiet, allow_fft=args.allow_fft)
     except (ExportError, loading.LoadError, FileNotFoundError) as err:
         print(f"turbofno export: error: {err}", file=sys.stderr)
+        return 1
+    except Exception as err:  # noqa: BLE001 - anything else: one line, the traceback on request
+        if os.environ.get("TURBOFNO_DEBUG"):
+            raise
+        print(f"turbofno export: error: {type(err).__name__}: {err} (set TURBOFNO_DEBUG=1 for the traceback)",
+              file=sys.stderr)
         return 1
     return 0 if report.ok else 1

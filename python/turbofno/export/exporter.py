@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from turbofno import _op as _names
-from turbofno.export import swap, torch_op, trace
+from turbofno.export import swap, torch_op, trace, unsupported
 from turbofno.export.errors import ExportError, ValidationError
 from turbofno.export.report import ExportReport, count_nodes
 
@@ -128,17 +128,77 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     with progress.step("copy model"):
         work = copy.deepcopy(model).cpu().eval()
         pristine = copy.deepcopy(work) if validate and dynamic_spatial is not False else None
+    unsupported.check(work, inputs)
     with progress.step("convert spectral layers"):
         work, reference, report.converted = swap.convert_layers(work, inputs, layer_rtol=layer_rtol)
     if not report.converted:
-        raise ExportError("found no spectral convolution to convert (see docs/exporter.md for the recognized "
-                          "layers and turbofno.export.register_converter for your own)")
+        from turbofno.export import fft_scan
+
+        found = fft_scan.fft_modules(work, inputs)
+        if found:
+            raise ExportError("found no spectral convolution the exporter recognizes, but the model computes FFTs:\n  "
+                              + fft_scan.describe(found))
+        raise ExportError("found no spectral convolution to convert: the model computes no FFT (see docs/exporter.md "
+                          "for the recognized layers and turbofno.export.register_converter for your own)")
     expected = [t.detach().cpu().numpy() for t in _flat_outputs(reference)]
 
+    proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch, dynamic_spatial=dynamic_spatial,
+                        allow_fft=allow_fft, opset=opset, input_names=input_names, output_names=output_names)
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=directory)
+    os.close(fd)
+    try:
+        with progress.step("save"):
+            _save(proto, tmp, path)
+        if validate:
+            from turbofno.export import validate as _validate
+
+            with progress.step("ORT validation"):
+                report.validation = _validate.check_onnx(
+                    tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
+                    providers=providers)
+                if report.axes.any_spatial() and pristine is not None:
+                    probe = _validate.probe_inputs(inputs, report.axes.dynamic)
+                    with torch.no_grad():
+                        want = [t.detach().cpu().numpy() for t in _flat_outputs(pristine(*probe))]
+                    at_probe = _validate.check_onnx(tmp, [x.numpy() for x in probe], want, rtol=rtol,
+                                                    dynamic_batch=False, providers=providers)
+                    if at_probe.passed or dynamic_spatial or not report.validation.passed:
+                        report.validation = report.validation.merge(at_probe)
+                    else:  # automatic mode: a file that is right at the example's size beats a wrong dynamic one
+                        reason = (f"with symbolic sizes the graph differs from PyTorch at input size "
+                                  f"{list(probe[0].shape)} (relative L2 {at_probe.rel_l2_err:.3g})")
+                        proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
+                                            dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
+                                            input_names=input_names, output_names=output_names)
+                        report.axes.static_reason = reason
+                        _save(proto, tmp, path)
+                        report.validation = _validate.check_onnx(
+                            tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
+                            providers=providers)
+            if not report.validation.passed:
+                report.errors.append(report.validation.summary())
+                raise ValidationError(f"exported model does not match PyTorch: {report.validation.summary()}",
+                                      report)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp made it 0600
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    report.seconds = progress.elapsed()
+    if verbose:
+        print(report.summary(), flush=True)
+    return report
+
+
+def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatial, allow_fft, opset, input_names,
+                output_names):
+    """torch.export + torch.onnx.export of the converted model; fills the report's graph facts."""
     with progress.step("torch.export"):
-        resampling = [c.path or "<root>" for c in report.converted if c.output_size is not None]
         program, report.axes = trace.trace(work, inputs, dynamic_batch=dynamic_batch,
-                                           dynamic_spatial=dynamic_spatial, resampling=resampling)
+                                           dynamic_spatial=dynamic_spatial, fixed=_fixed_size_layers(report.converted))
     leftovers = _fft_nodes(program)
     if leftovers and not allow_fft:
         raise ExportError("FFTs remain after conversion, so a spectral layer was not recognized:\n  "
@@ -164,39 +224,20 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
         raise ExportError(f"expected {expected_nodes} SpectralConv nodes in the ONNX graph (one per call of a "
                           f"converted layer), found {report.spectral_nodes}")
 
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=directory)
-    os.close(fd)
-    try:
-        with progress.step("save"):
-            _save(proto, tmp, path)
-        if validate:
-            from turbofno.export import validate as _validate
+    return proto
 
-            with progress.step("ORT validation"):
-                report.validation = _validate.check_onnx(
-                    tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
-                    providers=providers)
-                if report.axes.any_spatial() and pristine is not None:
-                    probe = _validate.probe_inputs(inputs, report.axes.dynamic)
-                    with torch.no_grad():
-                        want = [t.detach().cpu().numpy() for t in _flat_outputs(pristine(*probe))]
-                    report.validation = report.validation.merge(_validate.check_onnx(
-                        tmp, [x.numpy() for x in probe], want, rtol=rtol, dynamic_batch=False, providers=providers))
-            if not report.validation.passed:
-                report.errors.append(report.validation.summary())
-                raise ValidationError(f"exported model does not match PyTorch: {report.validation.summary()}",
-                                      report)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp made it 0600
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    report.seconds = progress.elapsed()
-    if verbose:
-        print(report.summary(), flush=True)
-    return report
+
+def _fixed_size_layers(converted) -> list:
+    """Why each converted layer (if any) is right only at the example's spatial size."""
+    out = []
+    for c in converted:
+        where = f"layer '{c.path or '<root>'}' ({c.source_class})"
+        if c.output_size is not None:
+            out.append(f"{where} changes the resolution to the fixed output_size {c.output_size}, which does not "
+                       "follow the input size")
+        elif c.fixed_size_reason:
+            out.append(f"{where}: {c.fixed_size_reason}")
+    return out
 
 
 def _umask() -> int:

@@ -41,6 +41,9 @@ class TurboSpectralConv(nn.Module):
         if self.output_size is not None and (len(self.output_size) != d or min(self.output_size) < 1):
             raise ValueError(f"output_size must have {d} entries >= 1, got {list(output_size)}")
         self.source = source  # class of the layer this replaced, for reports
+        # Set by a converter when the original layer's kept modes depend on the input size: the node is
+        # then right only at the example's size, so the exporter keeps the spatial axes static.
+        self.fixed_size_reason = ""
 
     @property
     def in_channels(self) -> int:

@@ -37,6 +37,7 @@ class ConvertedLayer:
     layer_rel_err: float = float("nan")   # worst relative L2 error of the layer check
     calls: int = 1                        # times the model calls it (shared layers: one node per call)
     output_size: Optional[list] = None    # fixed output spatial size of a resampling layer (None: the input's)
+    fixed_size_reason: str = ""           # why the node is right only at the example's spatial size
 
 
 @dataclass
@@ -170,7 +171,8 @@ def convert_layers(model: nn.Module, example_inputs: tuple, *, layer_rtol: float
             modes_low=list(info.modes_low) if info else [], modes_high=list(info.modes_high) if info else [],
             norm=info.norm if info else -1, separable=info.separable if info else 0,
             bias=(info.bias is not None) if info else False, layer_rel_err=worst, calls=len(record.inputs),
-            output_size=list(info.output_size) if info is not None and info.output_size is not None else None))
+            output_size=list(info.output_size) if info is not None and info.output_size is not None else None,
+            fixed_size_reason=getattr(new, "fixed_size_reason", "")))
     return model, reference, converted
 
 

@@ -21,13 +21,17 @@ def linspace(start, end, steps, *args, dtype=None, device=None, layout=None, req
             or isinstance(end, torch.Tensor):
         kwargs = {k: v for k, v in dict(dtype=dtype, device=device, layout=layout, out=out).items() if v is not None}
         return _ORIGINAL_LINSPACE(start, end, steps, *args, requires_grad=requires_grad, **kwargs)
-    dtype = dtype or torch.get_default_dtype()
+    return arange_linspace(start, end, steps, dtype or torch.get_default_dtype(), device).requires_grad_(requires_grad)
+
+
+def arange_linspace(start, end, steps, dtype, device):
+    """ATen's linspace formula with arange: start + step*i below steps//2, end - step*(steps-1-i) above."""
     idx = torch.arange(steps, dtype=dtype, device=device)
     step = torch.full((), float(end) - float(start), dtype=dtype, device=device) / \
         (torch.ones((), dtype=dtype, device=device) * (steps - 1))
     low = float(start) + step * idx
     high = float(end) - step * ((steps - 1) - idx)
-    return torch.where(idx < steps // 2, low, high).requires_grad_(requires_grad)
+    return torch.where(idx < steps // 2, low, high)
 
 
 @contextlib.contextmanager

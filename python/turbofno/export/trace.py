@@ -105,17 +105,17 @@ def _export(model, inputs, dynamic_batch, free):
 
 
 def trace(model, inputs: tuple, *, dynamic_batch: bool, dynamic_spatial: Optional[bool],
-          resampling: list) -> tuple[torch.export.ExportedProgram, Axes]:
+          fixed: list) -> tuple[torch.export.ExportedProgram, Axes]:
     """Export `model`. dynamic_spatial: True (required), None (when possible), False (never).
 
-    `resampling`: paths of converted layers with a fixed output_size; their output size does not follow
-    the input, so the spatial axes stay static. Raises ExportError.
+    `fixed`: "layer 'path' <reason>" for each converted layer that is right only at the example's spatial
+    size (a fixed output_size, kept modes that depend on the size): the spatial axes then stay static.
+    Raises ExportError.
     """
     axes = Axes()
     spatial = dynamic_spatial is not False
-    if spatial and resampling:
-        axes.static_reason = (f"layer(s) {', '.join(resampling)} change the resolution to a fixed output_size, "
-                              "which does not follow the input size")
+    if spatial and fixed:
+        axes.static_reason = "; ".join(fixed)
         if dynamic_spatial:
             raise ExportError(f"dynamic_spatial=True, but {axes.static_reason}; export with dynamic_spatial=False "
                               "(one file per input resolution)")

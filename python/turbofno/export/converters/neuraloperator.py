@@ -105,6 +105,8 @@ def convert(module, ctx) -> TurboSpectralConv:
             "non-last axes; that is not a spectral convolution the op can express. Export at an even size on "
             "all axes but the last (odd mode counts and an odd last axis are fine)")
     weight = _window(module, _dense_weight(module), spatial)
+    fft_size = spatial[:-1] + [spatial[-1] // 2 + 1]
+    clipped = [j for j, (n, f) in enumerate(zip(module.n_modes, fft_size)) if n > f]
     if module.separable:
         weight = weight.unsqueeze(1)                       # [C, 1, K_1..K_d]
     kept = list(weight.shape[2:])
@@ -121,7 +123,11 @@ def convert(module, ctx) -> TurboSpectralConv:
     bias = None
     if module.bias is not None:
         bias = module.bias.detach().to(torch.float32).reshape(-1)
-    return NeuralopTurboSpectralConv(torch.view_as_real(weight.contiguous()).to(torch.float32), bias, lows, highs,
-                                     norm=norm, separable=bool(module.separable),
-                                     source=f"{type(module).__module__}.{type(module).__qualname__}",
-                                     output_size=list(ctx.output_spatial_shape) if ctx.resamples else None)
+    new = NeuralopTurboSpectralConv(torch.view_as_real(weight.contiguous()).to(torch.float32), bias, lows, highs,
+                                    norm=norm, separable=bool(module.separable),
+                                    source=f"{type(module).__module__}.{type(module).__qualname__}",
+                                    output_size=list(ctx.output_spatial_shape) if ctx.resamples else None)
+    if clipped:
+        new.fixed_size_reason = (f"its n_modes {list(module.n_modes)} exceed the example's spectrum {fft_size} on "
+                                 f"axes {clipped}, so neuraloperator keeps more modes at larger sizes")
+    return new
