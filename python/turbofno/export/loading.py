@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import sys
+import zipfile
 from pathlib import Path
 
 import torch
@@ -60,9 +61,11 @@ def _torch_load(path: str, unsafe: bool, what: str = "file"):
             return torch.load(path, map_location="cpu", weights_only=False)
         with torch.serialization.safe_globals(_safe_globals()):
             return torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as err:  # weights_only refused an object: only then can --unsafe-load help
-        if unsafe:
-            raise LoadError(f"cannot load {what} {path}: {_first_line(err)}") from err
+    except pickle.UnpicklingError as err:
+        if unsafe or not zipfile.is_zipfile(path):  # not torch.save's archive: unpickling would not help
+            raise LoadError(f"cannot load {what} {path}: {_first_line(err)} (expected a file written by "
+                            "torch.save)") from err
+        # weights_only refused an object of the file: only then can --unsafe-load help
         raise LoadError(f"cannot load {what} {path} with torch.load(weights_only=True): {_first_line(err)}; "
                         "if you trust the file, pass --unsafe-load to unpickle arbitrary objects") from err
     except Exception as err:  # noqa: BLE001 - not a torch.save file, truncated, ...

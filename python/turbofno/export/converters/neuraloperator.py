@@ -24,9 +24,8 @@ Odd input sizes on a non-last axis (d > 1) are rejected: neuralop 2.0.0 undoes t
 second `fftshift` (not `ifftshift`), which for odd S_j puts every output frequency one bin off;
 the result is not a spectral convolution.
 
-Also not expressible, and rejected: complex_data, fno_block_precision other than "full", and windows
-wider than the spectrum. A 3D resampling layer converts, but its skip-path `resample` is an FFT
-interpolation that the exporter then refuses (it names the module).
+Also not expressible, and rejected: complex_data, fno_block_precision other than "full", windows
+wider than the spectrum, and 3D resampling layers (their skip paths use an FFT interpolation).
 """
 from __future__ import annotations
 
@@ -104,6 +103,13 @@ def convert(module, ctx) -> TurboSpectralConv:
             "a second fftshift (not ifftshift), which moves the output spectrum by one frequency on odd-sized "
             "non-last axes; that is not a spectral convolution the op can express. Export at an even size on "
             "all axes but the last (odd mode counts and an odd last axis are fine)")
+    if d == 3 and ctx.resamples:
+        raise ValueError(
+            f"it changes the resolution {list(ctx.spatial_shape)} -> {list(ctx.output_spatial_shape)} in 3D, where "
+            "neuraloperator resamples the skip paths with an FFT interpolation (neuralop.layers.resample) that "
+            "re-anchors both spectrum corners at the output's ends: not the op's output_size semantics, so that "
+            "part cannot be exported. Export 3D models without resolution scaling (1D/2D UNO export, their skip "
+            "paths use F.interpolate)")
     weight = _window(module, _dense_weight(module), spatial)
     fft_size = spatial[:-1] + [spatial[-1] // 2 + 1]
     clipped = [j for j, (n, f) in enumerate(zip(module.n_modes, fft_size)) if n > f]
