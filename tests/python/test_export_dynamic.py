@@ -163,3 +163,66 @@ def test_onnx_dims_are_named_for_dynamic_axes_only(tmp_path):
     export(model, torch.randn(3, 2, 20), path, verbose=False)
     dims = _input_dims(path)
     assert isinstance(dims[0], str) and dims[1] == 2 and isinstance(dims[2], str)
+
+
+# --- the same file on the GPU paths (run on the GPU machine; skipped with the reason elsewhere) ----------
+
+def _dynamic_fno(tmp_path):
+    torch.manual_seed(0)
+    model = FNO(n_modes=(8, 8), in_channels=3, out_channels=1, hidden_channels=12, n_layers=2,
+                positional_embedding="grid", domain_padding=0.25).eval()
+    path = tmp_path / "gpu.onnx"
+    export(model, torch.randn(1, 3, 32, 32), path, verbose=False, rtol=TOL, dynamic_spatial=True)
+    return model, path
+
+
+SIZES = [(2, 3, 16, 16), (1, 3, 64, 64), (2, 3, 48, 20), (1, 3, 30, 37)]
+
+
+@pytest.mark.requires_cuda
+def test_dynamic_export_on_ort_cuda(tmp_path, ort_lib):
+    import onnxruntime as ort
+
+    model, path = _dynamic_fno(tmp_path)
+    if hasattr(ort, "preload_dlls"):
+        ort.preload_dlls()
+    opts = ort.SessionOptions()
+    opts.register_custom_ops_library(ort_lib)
+    sess = ort.InferenceSession(str(path), opts, providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert sess.get_providers()[0] == "CUDAExecutionProvider"
+    g = torch.Generator().manual_seed(7)
+    for shape in SIZES:
+        x = torch.randn(shape, generator=g)
+        with torch.no_grad():
+            want = model(x).numpy()
+        got = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0]
+        assert rel_l2(got, want) <= 1e-4, shape
+
+
+@pytest.mark.requires_trt
+def test_dynamic_export_as_a_tensorrt_engine_with_a_spatial_profile(tmp_path):
+    """One engine, spatial min/opt/max profile 16..64 (turbofno.trt.build_engine), run at four sizes."""
+    import tensorrt
+
+    from turbofno import trt
+
+    model, path = _dynamic_fno(tmp_path)
+    name = onnx.load(str(path)).graph.input[0].name
+    plan = trt.build_engine(str(path), shapes={name: ([1, 3, 16, 16], [2, 3, 32, 32], [2, 3, 64, 64])})
+    engine = tensorrt.Runtime(tensorrt.Logger(tensorrt.Logger.WARNING)).deserialize_cuda_engine(plan)
+    ctx = engine.create_execution_context()
+    out_name = engine.get_tensor_name(engine.num_io_tensors - 1)
+    g = torch.Generator().manual_seed(7)
+    for shape in SIZES:
+        x = torch.randn(shape, generator=g)
+        with torch.no_grad():
+            want = model(x)
+        ctx.set_input_shape(name, tuple(shape))
+        xd = x.cuda()
+        yd = torch.empty(tuple(ctx.get_tensor_shape(out_name)), device="cuda")
+        assert tuple(yd.shape) == tuple(want.shape)
+        ctx.set_tensor_address(name, xd.data_ptr())
+        ctx.set_tensor_address(out_name, yd.data_ptr())
+        assert ctx.execute_async_v3(torch.cuda.current_stream().cuda_stream)
+        torch.cuda.synchronize()
+        assert rel_l2(yd.cpu().numpy(), want.numpy()) <= 1e-4, shape

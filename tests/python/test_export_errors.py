@@ -118,3 +118,14 @@ def test_rewrite_accepts_bytes_and_refuses_other_types(tmp_path):
         rewrite(b"\x00\x01garbage", None, verbose=False)
     with pytest.raises(TypeError, match="takes a path, an onnx.ModelProto or serialized model bytes, got int"):
         rewrite(42, None, verbose=False)
+
+
+def test_cli_spatial_flags(tmp_path):
+    pytest.importorskip("neuralop")
+    common = ["--model", "neuralop.models:FNO", "--model-kwargs",
+              '{"n_modes": [4, 4], "in_channels": 1, "out_channels": 1, "hidden_channels": 4, "n_layers": 1}',
+              "--input-shape", "1,1,16,16"]
+    res = _cli(*common, "--out", str(tmp_path / "d.onnx"), "--dynamic-spatial")
+    assert res.returncode == 0 and "dynamic axes: x: 0 (batch), 2, 3" in res.stdout, res.stdout + res.stderr
+    res = _cli(*common, "--out", str(tmp_path / "s.onnx"), "--static-spatial")
+    assert res.returncode == 0 and "dynamic axes: x: 0 (batch)\n" in res.stdout, res.stdout + res.stderr
