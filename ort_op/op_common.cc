@@ -33,11 +33,14 @@ std::string takeMessage(OrtStatus* st) {
 // ORT does not expose "has attribute"; a missing optional attribute is the error whose text says so.
 bool isMissingAttribute(const std::string& msg) { return msg.find("No attribute") != std::string::npos; }
 
+// `required` false: a missing attribute leaves `values` empty.
 OrtStatus* readIntsAttr(const OrtKernelInfo* info, const NodeState& node, const char* name,
-                        std::vector<int64_t>* values) {
+                        std::vector<int64_t>* values, bool required = true) {
     size_t size = 0;
+    values->clear();
     if (OrtStatus* st = api()->KernelInfoGetAttributeArray_int64(info, name, nullptr, &size)) {
         const std::string msg = takeMessage(st);
+        if (isMissingAttribute(msg) && !required) return nullptr;
         if (isMissingAttribute(msg)) return nodeError(node.name, std::string("required attribute '") + name + "' (INTS) is missing");
         return nodeError(node.name, std::string("attribute '") + name + "' must be INTS: " + msg);
     }
@@ -206,11 +209,34 @@ OrtStatusPtr ORT_API_CALL inferOutputShape(const OrtCustomOp*, OrtShapeInferCont
             return nullptr;
         }
     }
+    // output_size (optional INTS): fixed output spatial dims.
+    std::vector<int64_t> outSize;
+    attr = nullptr;
+    if (OrtStatus* st = a->ShapeInferContext_GetAttribute(ctx, core::kAttrOutputSize, &attr)) {
+        a->ReleaseStatus(st);
+        attr = nullptr;
+    }
+    if (attr) {
+        size_t got = 0;
+        if (OrtStatus* st = a->ReadOpAttr(attr, ORT_OP_ATTR_INTS, nullptr, 0, &got)) a->ReleaseStatus(st);
+        outSize.assign(got / sizeof(int64_t), 0);
+        if (!outSize.empty()) {
+            if (OrtStatus* st = a->ReadOpAttr(attr, ORT_OP_ATTR_INTS, outSize.data(), got, &got)) {
+                a->ReleaseStatus(st);
+                return nullptr;
+            }
+        }
+        if (outSize.size() != x.dims.size() - 2) return nullptr;  // invalid: reported at kernel creation
+    }
     std::vector<int64_t> yDims = x.dims;
     yDims[1] = separable ? x.dims[1] : w.dims[1];
     std::vector<const char*> ySym(yDims.size(), "");
     for (size_t k = 0; k < ySym.size() && k < xNames.size(); ++k) ySym[k] = xNames[k].c_str();
     if (!separable) ySym[1] = "";
+    for (size_t j = 0; j < outSize.size(); ++j) {
+        yDims[2 + j] = outSize[j];
+        ySym[2 + j] = "";
+    }
 
     TypeShapeGuard out;
     OrtStatus* st = a->CreateTensorTypeAndShapeInfo(&out.p);
@@ -249,9 +275,10 @@ OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
         }
     }
 
-    std::vector<int64_t> low, high;
+    std::vector<int64_t> low, high, outSize;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesLow, &low)) return st;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesHigh, &high)) return st;
+    if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrOutputSize, &outSize, false)) return st;
     int64_t norm = 0, separable = 0;
     if (OrtStatus* st = readIntAttr(info, *node, core::kAttrNorm, 0, &norm)) return st;
     if (OrtStatus* st = readIntAttr(info, *node, core::kAttrSeparable, 0, &separable)) return st;
@@ -265,6 +292,15 @@ OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
             if (OrtStatus* st = narrow(*node, std::string(core::kAttrModesLow) + idx, low[j], &attrs.modesLow[j])) return st;
             if (OrtStatus* st = narrow(*node, std::string(core::kAttrModesHigh) + idx, high[j], &attrs.modesHigh[j])) return st;
         }
+    }
+    if (outSize.size() > static_cast<size_t>(core::kMaxRank)) {
+        return nodeError(node->name, std::string(core::kAttrOutputSize) + " has " + std::to_string(outSize.size()) +
+                                         " entries; the spatial rank d must be 1, 2 or 3");
+    }
+    attrs.outputRank = static_cast<int32_t>(outSize.size());
+    for (size_t j = 0; j < outSize.size(); ++j) {
+        const std::string what = std::string(core::kAttrOutputSize) + "[" + std::to_string(j) + "]";
+        if (OrtStatus* st = narrow(*node, what, outSize[j], &attrs.outputSize[j])) return st;
     }
     int32_t norm32 = 0;
     if (OrtStatus* st = narrow(*node, core::kAttrNorm, norm, &norm32)) return st;

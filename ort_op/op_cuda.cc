@@ -102,7 +102,9 @@ OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
         }
         const cudaError_t err = core::launchCuda(run.params, scratch.ptr, bytes, static_cast<cudaStream_t>(stream));
         if (err == cudaErrorNotSupported) {
-            return nodeError(node.name, "shape not supported by the CUDA kernel: a row of the last spatial axis must fit in 96 KB of shared memory");
+            const core::Status why = core::cudaCheckSupported(run.params.shape, run.params.dtype);
+            return nodeError(node.name, "shape not supported by the CUDA kernel: " +
+                                            (why.ok ? std::string("unknown reason") : why.message));
         }
         if (err != cudaSuccess) {
             return nodeError(node.name, std::string("CUDA kernel launch failed: ") + cudaGetErrorName(err) + ": " +

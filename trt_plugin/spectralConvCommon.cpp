@@ -85,8 +85,9 @@ PluginFieldCollection const* creatorFieldNames() noexcept {
         PluginField(core::kAttrModesHigh, nullptr, PluginFieldType::kINT32, core::kMaxRank),
         PluginField(core::kAttrNorm, nullptr, PluginFieldType::kINT32, 1),
         PluginField(core::kAttrSeparable, nullptr, PluginFieldType::kINT32, 1),
+        PluginField(core::kAttrOutputSize, nullptr, PluginFieldType::kINT32, core::kMaxRank),
     };
-    static PluginFieldCollection const kCollection{4, kFields};
+    static PluginFieldCollection const kCollection{5, kFields};
     return &kCollection;
 }
 
@@ -140,7 +141,7 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildSt
     pluginCheck(fc != nullptr, "no plugin field collection");
     pluginCheck(fc->nbFields >= 0 && (fc->nbFields == 0 || fc->fields != nullptr), "malformed plugin field collection");
     core::SpectralConvAttrs attrs;
-    bool seenLow = false, seenHigh = false, seenNorm = false, seenSep = false;
+    bool seenLow = false, seenHigh = false, seenNorm = false, seenSep = false, seenOut = false;
     int32_t lowCount = 0, highCount = 0;
     for (int32_t i = 0; i < fc->nbFields; ++i) {
         PluginField const& f = fc->fields[i];
@@ -156,6 +157,9 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildSt
         } else if (name == core::kAttrModesHigh) {
             once(seenHigh);
             highCount = readInts(f, attrs.modesHigh, core::kMaxRank);
+        } else if (name == core::kAttrOutputSize) {
+            once(seenOut);
+            attrs.outputRank = readInts(f, attrs.outputSize, core::kMaxRank);
         } else if (name == core::kAttrNorm || name == core::kAttrSeparable) {
             bool const isNorm = name == core::kAttrNorm;
             once(isNorm ? seenNorm : seenSep);
@@ -193,6 +197,7 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildSt
 void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& state) {
     std::copy(attrs.modesLow, attrs.modesLow + core::kMaxRank, mModesLow);
     std::copy(attrs.modesHigh, attrs.modesHigh + core::kMaxRank, mModesHigh);
+    std::copy(attrs.outputSize, attrs.outputSize + core::kMaxRank, mOutputSize);
     mNorm = static_cast<int32_t>(attrs.norm);
     mSeparable = attrs.separable;
     mFields = {
@@ -201,6 +206,9 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& 
         PluginField(core::kAttrNorm, &mNorm, PluginFieldType::kINT32, 1),
         PluginField(core::kAttrSeparable, &mSeparable, PluginFieldType::kINT32, 1),
     };
+    if (attrs.outputRank > 0) {  // absent when the node has no output_size, as in the ONNX node
+        mFields.emplace_back(core::kAttrOutputSize, mOutputSize, PluginFieldType::kINT32, attrs.outputRank);
+    }
     if (state.workspaceBound > 0 || state.nbInputs > 0) {
         uint64_t const w = state.workspaceBound;
         uint32_t const parts[3] = {static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32),
@@ -214,12 +222,14 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& 
 
 // ---------------------------------------------------------------------------------------------
 // V2 byte format: "TFNO", format version, rank, modes_low[3], modes_high[3], norm, separable,
-// input count, FNV-1a checksum of everything before it. All little-endian int32/uint32.
+// input count, workspace bound (lo, hi), [version 2: output rank, output_size[3]], FNV-1a checksum of
+// everything before it. All little-endian int32/uint32. Version 1 blobs (before output_size) are read too.
 
 namespace {
 
 constexpr uint32_t kMAGIC = 0x4F4E4654u;  // "TFNO" read as little-endian
-constexpr uint32_t kFORMAT_VERSION = 1;
+constexpr uint32_t kFORMAT_VERSION = 2;
+constexpr size_t kSERIALIZED_BYTES_V1 = kSERIALIZED_BYTES - 4 * (1 + core::kMaxRank);
 
 uint32_t fnv1a(unsigned char const* data, size_t n) {
     uint32_t h = 2166136261u;
@@ -255,20 +265,27 @@ void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size
     put32(p, static_cast<uint32_t>(nbInputs));
     put32(p, static_cast<uint32_t>(uint64_t{workspaceBound}));
     put32(p, static_cast<uint32_t>(uint64_t{workspaceBound} >> 32));
+    put32(p, static_cast<uint32_t>(attrs.outputRank));
+    for (int j = 0; j < core::kMaxRank; ++j) put32(p, static_cast<uint32_t>(attrs.outputSize[j]));
     put32(p, fnv1a(start, static_cast<size_t>(p - start)));
 }
 
 core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound) {
     pluginCheck(data != nullptr, "serialized plugin data is null");
-    pluginCheck(length == kSERIALIZED_BYTES, "serialized plugin data has " + std::to_string(length) +
-                                                 " bytes; expected " + std::to_string(kSERIALIZED_BYTES) +
-                                                 " (truncated or not a " + kPLUGIN_NAME + " plugin)");
+    pluginCheck(length == kSERIALIZED_BYTES || length == kSERIALIZED_BYTES_V1,
+                "serialized plugin data has " + std::to_string(length) + " bytes; expected " +
+                    std::to_string(kSERIALIZED_BYTES) + " (or " + std::to_string(kSERIALIZED_BYTES_V1) +
+                    " for format version 1; truncated or not a " + kPLUGIN_NAME + " plugin)");
     unsigned char const* const start = static_cast<unsigned char const*>(data);
     unsigned char const* p = start;
     pluginCheck(get32(p) == kMAGIC, "serialized plugin data does not start with the SpectralConv magic");
     uint32_t const version = get32(p);
-    pluginCheck(version == kFORMAT_VERSION, "serialized plugin data has format version " + std::to_string(version) +
-                                                "; this library reads version " + std::to_string(kFORMAT_VERSION));
+    pluginCheck(version == 1 || version == kFORMAT_VERSION,
+                "serialized plugin data has format version " + std::to_string(version) +
+                    "; this library reads versions 1 and " + std::to_string(kFORMAT_VERSION));
+    pluginCheck(length == (version == 1 ? kSERIALIZED_BYTES_V1 : kSERIALIZED_BYTES),
+                "serialized plugin data has " + std::to_string(length) + " bytes, which does not match its format "
+                "version " + std::to_string(version) + " (truncated or corrupted)");
     core::SpectralConvAttrs attrs;
     attrs.rank = static_cast<int32_t>(get32(p));
     for (int j = 0; j < core::kMaxRank; ++j) attrs.modesLow[j] = static_cast<int32_t>(get32(p));
@@ -277,6 +294,10 @@ core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_
     attrs.separable = static_cast<int32_t>(get32(p));
     int32_t const inputs = static_cast<int32_t>(get32(p));
     uint64_t const wsLo = get32(p), wsHi = get32(p);
+    if (version >= 2) {
+        attrs.outputRank = static_cast<int32_t>(get32(p));
+        for (int j = 0; j < core::kMaxRank; ++j) attrs.outputSize[j] = static_cast<int32_t>(get32(p));
+    }
     size_t const body = static_cast<size_t>(p - start);
     pluginCheck(get32(p) == fnv1a(start, body), "serialized plugin data is corrupted (checksum mismatch)");
     core::Status const st = core::validateAttrs(attrs, attrs.rank, attrs.rank);
@@ -535,10 +556,14 @@ void outputShapeExprs(core::SpectralConvAttrs const& attrs, DimsExprs const* inp
         }
         return;
     }
-    // Symbolic: the output takes x's batch and spatial extents and weight's Cout (separable: x's C).
+    // Symbolic: the output takes x's batch and weight's Cout (separable: x's C), and x's spatial extents
+    // or the constant output_size.
     output.d[0] = x.d[0];
     output.d[1] = attrs.separable ? x.d[1] : w.d[1];
-    for (int32_t k = 0; k < d; ++k) output.d[2 + k] = x.d[2 + k];
+    for (int32_t k = 0; k < d; ++k) {
+        output.d[2 + k] = attrs.outputRank ? exprBuilder.constant(attrs.outputSize[k]) : x.d[2 + k];
+        pluginCheck(output.d[2 + k] != nullptr, "expression builder returned null");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -570,12 +595,14 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
     Dims const& y = outputDesc[0].dims;
     bool sameOut = y.nbDims == attrs.rank + 2;
     for (int32_t k = 0; sameOut && k < y.nbDims; ++k) sameOut = static_cast<int64_t>(y.d[k]) == expected[k];
-    pluginCheck(sameOut, "output tensor dims do not match [N, Cout, S_1..S_d]");
+    pluginCheck(sameOut, "output tensor dims do not match [N, Cout, T_1..T_d]");
 
     params.x = inputs[0];
     params.weight = inputs[1];
     params.bias = nbInputs == 3 ? inputs[2] : nullptr;
     params.y = outputs[0];
+    core::Status const supported = core::cudaCheckSupported(params.shape, params.dtype);
+    pluginCheck(supported.ok, "shape not supported by the CUDA kernel: " + supported.message);
     size_t const wsBytes = core::cudaWorkspaceBytes(params.shape, params.dtype);
     pluginCheck(wsBytes == 0 || workspace != nullptr, "the kernel needs " + std::to_string(wsBytes) +
                                                           " workspace bytes but TensorRT passed none");

@@ -44,7 +44,8 @@ void logWarning(std::string const& message) noexcept;
 // For catch blocks: "SpectralConv '<layer>': <what> failed: <reason>".
 void logCaught(char const* layerName, char const* what) noexcept;
 
-// The creator's field list: modes_low, modes_high, norm, separable (all kINT32).
+// The creator's field list: modes_low, modes_high, norm, separable, output_size (all kINT32; output_size
+// optional, absent = output size of the input).
 nvinfer1::PluginFieldCollection const* creatorFieldNames() noexcept;
 
 // Attributes from fields as TensorRT's ONNX parser passes them (INT -> one int32, INTS -> int32
@@ -70,6 +71,7 @@ public:
 private:
     int32_t mModesLow[core::kMaxRank] = {};
     int32_t mModesHigh[core::kMaxRank] = {};
+    int32_t mOutputSize[core::kMaxRank] = {};
     int32_t mNorm = 0;
     int32_t mSeparable = 0;
     int32_t mState[3] = {};
@@ -78,8 +80,9 @@ private:
 };
 
 // V2 serialization: a fixed-size blob with magic, format version, the attributes, the input count
-// seen by configurePlugin (0 = not configured yet, 2 or 3), the workspace bound and a checksum.
-constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 8 + 4;
+// seen by configurePlugin (0 = not configured yet, 2 or 3), the workspace bound, output_size (rank + 3
+// values) and a checksum. deserializeAttrs also reads the shorter version-1 blob (no output_size).
+constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 8 + 4 * (1 + core::kMaxRank) + 4;
 void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size_t workspaceBound, void* buffer);
 // Throws PluginError on a wrong length, magic, version, checksum or invalid attributes.
 core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound);

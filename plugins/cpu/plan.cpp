@@ -32,20 +32,27 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     const int d = p.rank;
     p.rows = 1;
     p.points = 1;
+    p.rowsOut = 1;
+    p.pointsOut = 1;
     p.modes = 1;
     for (int j = 0; j < d; ++j) {
         p.S[j] = shape.spatial[j];
+        p.T[j] = core::outSize(shape, j);
         p.K[j] = shape.kept[j];
         p.points *= p.S[j];
+        p.pointsOut *= p.T[j];
         p.modes *= p.K[j];
-        if (j < d - 1) p.rows *= p.S[j];
+        if (j < d - 1) {
+            p.rows *= p.S[j];
+            p.rowsOut *= p.T[j];
+        }
     }
     p.k = p.K[d - 1];
     p.specStride = align16(2 * p.modes);
     if ((p.specStride / 16) % 2 == 0) p.specStride += 16;
 
     p.fwdBlock = channelBlock(p.batch, p.cin, p.rows, p.threads);
-    p.invBlock = channelBlock(p.batch, p.cout, p.rows, p.threads);
+    p.invBlock = channelBlock(p.batch, p.cout, p.rowsOut, p.threads);
     // Mixing: a task owns the outputs Y[:, o0..o1, m0..m1] (kept in L2 while every input channel
     // is added in) and streams W[i, o0..o1, m0..m1], contiguous when the block spans all modes.
     const int64_t budget = 512 * 1024 / 8;  // complex values of Y per task
@@ -56,8 +63,9 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     while (p.mixModes > 64 && mixTasks() < static_cast<int64_t>(p.threads)) p.mixModes = ceilDiv(p.mixModes, 2);
 
     // The DFT tables grow like S_j * K_j: refuse (rather than overflow) absurd sizes.
-    double tableFloats = 4.0 * static_cast<double>(p.S[d - 1]) * static_cast<double>(p.k);
-    for (int j = 0; j + 1 < d; ++j) tableFloats += 4.0 * static_cast<double>(p.S[j]) * static_cast<double>(p.K[j]);
+    double tableFloats = 2.0 * static_cast<double>(p.S[d - 1] + p.T[d - 1]) * static_cast<double>(p.k);
+    for (int j = 0; j + 1 < d; ++j)
+        tableFloats += 2.0 * static_cast<double>(p.S[j] + p.T[j]) * static_cast<double>(p.K[j]);
     if (tableFloats > kMaxPlanFloats) {  // checked first: these products could overflow int64 bytes
         p.totalFloats = -1;
         return p;
@@ -67,18 +75,19 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
     p.offFwdLast = take(p.S[d - 1] * 2 * p.k);
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
-    for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.S[j] * p.K[j]);
-    p.offInvLast = take(2 * p.k * p.S[d - 1]);
+    for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.T[j] * p.K[j]);
+    p.offInvLast = take(2 * p.k * p.T[d - 1]);
     p.offXs = take(p.batch * p.cin * p.specStride);
     p.offYs = take(p.batch * p.cout * p.specStride);
     p.offBias = take(p.convert ? p.cout : 0);
 
     // Per-thread scratch.
-    const int64_t slab = p.rows * 2 * p.k;  // one channel's [S_1..S_{d-1}, 2k] intermediate (upper bound)
+    // one channel's [S_1..S_{d-1}, 2k] (forward) or [T_1..T_{d-1}, 2k] (inverse) intermediate (upper bound)
+    const int64_t slab = std::max(p.rows, p.rowsOut) * 2 * p.k;
     const int64_t block = std::max(p.fwdBlock, p.invBlock);
     int64_t t = 0;
     auto takeT = [&t](int64_t n) { const int64_t at = t; t += align16(n); return at; };
-    p.tConv = takeT(p.convert ? block * p.points : 0);
+    p.tConv = takeT(p.convert ? block * std::max(p.points, p.pointsOut) : 0);
     p.tBig = takeT(block * slab);
     p.tBufA = takeT(slab);
     p.tBufB = takeT(slab);

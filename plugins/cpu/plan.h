@@ -18,11 +18,14 @@ namespace cpu {
 struct CpuPlan {
     int rank = 0;                 // d
     int64_t batch = 0, cin = 0, cout = 0;
-    int64_t S[core::kMaxRank] = {};
+    int64_t S[core::kMaxRank] = {};  // input spatial sizes
+    int64_t T[core::kMaxRank] = {};  // output spatial sizes (== S unless output_size is set)
     int64_t K[core::kMaxRank] = {};
     int64_t k = 0;                // kept modes on the last axis (K[d-1])
     int64_t rows = 0;             // R = S_1 * .. * S_{d-1} (1 for d == 1)
     int64_t points = 0;           // prod(S)
+    int64_t rowsOut = 0;          // T_1 * .. * T_{d-1}
+    int64_t pointsOut = 0;        // prod(T)
     int64_t modes = 0;            // Kt = prod(K)
     int64_t specStride = 0;       // floats between channels in Xs / Ys: >= 2 Kt, an odd multiple of
                                   // 64 bytes so that channels never alias in the caches
@@ -38,8 +41,8 @@ struct CpuPlan {
     // Offsets in floats from the (64-byte aligned) workspace base.
     int64_t offFwdLast = 0;                  // [S_d][2k]
     int64_t offFwdAxis[core::kMaxRank] = {}; // axis j < d-1: [2K_j][S_j]
-    int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [S_j][2K_j]
-    int64_t offInvLast = 0;                  // [2k][S_d], C2R weights and 1/prod(S) folded in
+    int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [T_j][2K_j]
+    int64_t offInvLast = 0;                  // [2k][T_d], C2R weights and the norm scale folded in
     int64_t offXs = 0, offYs = 0;
     int64_t offBias = 0;                     // [Cout] bias in fp32 (converted inputs only)
     int64_t offThreads = 0;

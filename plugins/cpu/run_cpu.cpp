@@ -131,15 +131,15 @@ struct Run {
         const int64_t blocks = ceilDiv(plan.cout, plan.invBlock);
         const int64_t n = task / blocks, o0 = (task % blocks) * plan.invBlock;
         const int64_t count = std::min(plan.invBlock, plan.cout - o0);
-        const int64_t first = (n * plan.cout + o0) * plan.points;
-        const int64_t Sd = plan.S[plan.rank - 1], cols = 2 * plan.k;
+        const int64_t first = (n * plan.cout + o0) * plan.pointsOut;
+        const int64_t Td = plan.T[plan.rank - 1], cols = 2 * plan.k;
         float* t = thread(worker);
         const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
         const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
         int64_t ldLast = plan.specStride;
         if (plan.rank > 1) {
             for (int64_t o = 0; o < count; ++o)
-                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride, t + plan.tBig + o * plan.rows * cols,
+                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride, t + plan.tBig + o * plan.rowsOut * cols,
                                  axisScratch(worker));
             lastAxis = t + plan.tBig;
             ldLast = cols;
@@ -148,10 +148,10 @@ struct Run {
         if (params.shape.hasBias)
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
-        kern.sgemm(count * plan.rows, Sd, cols, lastAxis, ldLast, tables() + plan.offInvLast, Sd, out, Sd, bias,
-                   plan.rows, !plan.convert);
+        kern.sgemm(count * plan.rowsOut, Td, cols, lastAxis, ldLast, tables() + plan.offInvLast, Td, out, Td, bias,
+                   plan.rowsOut, !plan.convert);
         if (plan.convert)
-            cpu::storeFromFloat(out, params.dtype, count * plan.points, static_cast<uint16_t*>(params.y) + first);
+            cpu::storeFromFloat(out, params.dtype, count * plan.pointsOut, static_cast<uint16_t*>(params.y) + first);
     }
 };
 
@@ -162,7 +162,8 @@ Status checkParams(const SpectralConvParams& params) {
     if (params.attrs.separable && s.inChannels != s.outChannels)
         return Status::error("runCpu: separable layer needs Cout == Cin");
     for (int j = 0; j < s.rank; ++j)
-        if (s.spatial[j] <= 0 || s.kept[j] <= 0) return Status::error("runCpu: spatial sizes and kept modes must be > 0");
+        if (s.spatial[j] <= 0 || s.kept[j] <= 0 || s.outSpatial[j] < 0)
+            return Status::error("runCpu: spatial sizes and kept modes must be > 0");
     if (!params.x || !params.weight || !params.y) return Status::error("runCpu: null x, weight or y pointer");
     if (s.hasBias && !params.bias) return Status::error("runCpu: shape has a bias but the bias pointer is null");
     if (params.dtype != DataType::kFloat32 && params.dtype != DataType::kFloat16 &&

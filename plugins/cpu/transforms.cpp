@@ -58,9 +58,9 @@ void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
     int which = 0;
     for (int j = 0; j <= d - 2; ++j) {
         int64_t lead = 1, cols = 2 * plan.k;
-        for (int i = 0; i < j; ++i) lead *= plan.S[i];
+        for (int i = 0; i < j; ++i) lead *= plan.T[i];
         for (int i = j + 1; i < d - 1; ++i) cols *= plan.K[i];
-        const int64_t S = plan.S[j], K = plan.K[j];
+        const int64_t S = plan.T[j], K = plan.K[j];  // output length of this axis
         float* out = j == d - 2 ? dst : bufs[which];
         which ^= 1;
         for (int64_t a = 0; a < lead; ++a) {

@@ -19,7 +19,7 @@ struct AxisScratch {
 void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
                  const AxisScratch& scratch);
 
-// src [K_1..K_{d-1}, k, 2] -> dst [S_1..S_{d-1}, 2k] (still truncated along the last axis).
+// src [K_1..K_{d-1}, k, 2] -> dst [T_1..T_{d-1}, 2k] (output sizes; still truncated along the last axis).
 void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
                  const AxisScratch& scratch);
 

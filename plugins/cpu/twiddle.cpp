@@ -28,43 +28,64 @@ struct UnitCircle {
 // Kept frequency of mode index m on a full complex axis (docs/op.md, "Kept modes").
 int64_t keptFrequency(int64_t m, int64_t low, int64_t kept, int64_t size) { return m < low ? m : size - kept + m; }
 
+// Product of the rfftn and irfftn(s = T) scales of `norm` (docs/op.md, "Output size"):
+// backward 1/prod(T), forward 1/prod(S), ortho 1/sqrt(prod(S) prod(T)); all 1/prod(S) when T == S.
+double outputScale(const CpuPlan& plan, core::FftNorm norm) {
+    const double in = static_cast<double>(plan.points), out = static_cast<double>(plan.pointsOut);
+    switch (norm) {
+        case core::FftNorm::kForward: return 1.0 / in;
+        case core::FftNorm::kOrtho: return 1.0 / std::sqrt(in * out);
+        default: return 1.0 / out;
+    }
+}
+
 }  // namespace
 
 void buildTwiddles(const CpuPlan& plan, const core::SpectralConvAttrs& attrs, float* base) {
     const int d = plan.rank;
-    const int64_t S = plan.S[d - 1];
+    const int64_t S = plan.S[d - 1], T = plan.T[d - 1];
     const int64_t k = plan.k;
     {
-        const UnitCircle u(S);
+        const UnitCircle u(S), v(T);
         float* F = base + plan.offFwdLast;
         float* Fi = base + plan.offInvLast;
-        const double scale = 1.0 / static_cast<double>(plan.points);
+        const double scale = outputScale(plan, attrs.norm);
         for (int64_t m = 0; m < k; ++m) {
-            const bool single = m == 0 || (S % 2 == 0 && m == S / 2);
-            const double w = (single ? 1.0 : 2.0) * scale;
             for (int64_t t = 0; t < S; ++t) {
                 const int64_t r = (m * t) % S;
                 F[t * 2 * k + 2 * m] = static_cast<float>(u.c[r]);
                 F[t * 2 * k + 2 * m + 1] = static_cast<float>(-u.s[r]);
-                Fi[(2 * m) * S + t] = static_cast<float>(w * u.c[r]);
-                Fi[(2 * m + 1) * S + t] = static_cast<float>(-w * u.s[r]);
+            }
+            // irfft with n = T reads bins 0..T//2 only: a kept bin above that does not reach the output.
+            const bool kept = m <= T / 2;
+            const bool single = m == 0 || (T % 2 == 0 && m == T / 2);
+            const double w = kept ? (single ? 1.0 : 2.0) * scale : 0.0;
+            for (int64_t t = 0; t < T; ++t) {
+                const int64_t r = (m * t) % T;
+                Fi[(2 * m) * T + t] = static_cast<float>(w * v.c[r]);
+                Fi[(2 * m + 1) * T + t] = static_cast<float>(-w * v.s[r]);
             }
         }
     }
     for (int j = 0; j + 1 < d; ++j) {
-        const int64_t Sj = plan.S[j];
+        const int64_t Sj = plan.S[j], Tj = plan.T[j];
         const int64_t Kj = plan.K[j];
-        const UnitCircle u(Sj);
-        float* T = base + plan.offFwdAxis[j];
+        const UnitCircle u(Sj), v(Tj);
+        float* T_ = base + plan.offFwdAxis[j];
         float* G = base + plan.offInvAxis[j];
         for (int64_t m = 0; m < Kj; ++m) {
             const int64_t f = keptFrequency(m, attrs.modesLow[j], Kj, Sj);
             for (int64_t t = 0; t < Sj; ++t) {
                 const int64_t r = (f * t) % Sj;
-                T[m * Sj + t] = static_cast<float>(u.c[r]);
-                T[(Kj + m) * Sj + t] = static_cast<float>(u.s[r]);
-                G[t * 2 * Kj + m] = static_cast<float>(u.c[r]);
-                G[t * 2 * Kj + Kj + m] = static_cast<float>(u.s[r]);
+                T_[m * Sj + t] = static_cast<float>(u.c[r]);
+                T_[(Kj + m) * Sj + t] = static_cast<float>(u.s[r]);
+            }
+            // ifft with n = T_j keeps spectrum index f where it is (truncating or zero-padding the end):
+            // index f >= T_j is cut off.
+            for (int64_t t = 0; t < Tj; ++t) {
+                const int64_t r = (f * t) % Tj;
+                G[t * 2 * Kj + m] = f < Tj ? static_cast<float>(v.c[r]) : 0.0f;
+                G[t * 2 * Kj + Kj + m] = f < Tj ? static_cast<float>(v.s[r]) : 0.0f;
             }
         }
     }

@@ -82,6 +82,18 @@ Status validateAttrs(const SpectralConvAttrs& attrs, int64_t modesLowCount, int6
     if (attrs.separable != 0 && attrs.separable != 1) {
         return Status::error("separable = " + std::to_string(attrs.separable) + " is invalid; use 0 or 1");
     }
+    if (attrs.outputRank != 0) {
+        if (attrs.outputRank != d) {
+            return Status::error("output_size has " + std::to_string(attrs.outputRank) + " entries; it needs one per "
+                                 "spatial axis (" + std::to_string(d) + ", like modes_low) or must be absent");
+        }
+        for (int j = 0; j < d; ++j) {
+            if (attrs.outputSize[j] < 1) {
+                return Status::error("output_size[" + std::to_string(j) + "] = " + std::to_string(attrs.outputSize[j]) +
+                                     " must be >= 1");
+            }
+        }
+    }
     return Status::success();
 }
 
@@ -175,7 +187,7 @@ Status inferShape(const SpectralConvAttrs& attrs,
 
     // Element counts: every tensor < 2^31 elements, every count fits int64.
     int64_t yDims[kMaxRank + 2] = {xDims[0], cout};
-    for (int j = 0; j < d; ++j) yDims[2 + j] = xDims[2 + j];
+    for (int j = 0; j < d; ++j) yDims[2 + j] = attrs.outputRank ? int64_t{attrs.outputSize[j]} : xDims[2 + j];
     if (!(st = checkElementCount("x", xDims, xRank, nullptr)).ok) return st;
     if (!(st = checkElementCount("weight", wDims, wRank, nullptr)).ok) return st;
     if (!(st = checkElementCount("output y", yDims, d + 2, nullptr)).ok) return st;
@@ -183,7 +195,10 @@ Status inferShape(const SpectralConvAttrs& attrs,
     // Workspace bound: the complex half spectrum of the larger of x / y, 2 floats per value, as bytes,
     // times a safety factor for kernel buffers. Kernels size their scratch from these counts.
     int64_t spec[kMaxRank + 3] = {xDims[0], std::max(xDims[1], cout)};
-    for (int j = 0; j < d; ++j) spec[2 + j] = (j == d - 1) ? xDims[2 + j] / 2 + 1 : xDims[2 + j];
+    for (int j = 0; j < d; ++j) {
+        const int64_t s = std::max(xDims[2 + j], yDims[2 + j]);
+        spec[2 + j] = (j == d - 1) ? s / 2 + 1 : s;
+    }
     spec[d + 2] = 2 * int64_t{sizeof(float)} * 4;
     int64_t specBytes = 0;
     if (!detail::checkedProduct(spec, d + 3, &specBytes)) {
@@ -197,6 +212,7 @@ Status inferShape(const SpectralConvAttrs& attrs,
     out.outChannels = cout;
     for (int j = 0; j < d; ++j) {
         out.spatial[j] = xDims[2 + j];
+        out.outSpatial[j] = yDims[2 + j];
         out.kept[j] = int64_t{attrs.modesLow[j]} + attrs.modesHigh[j];
     }
     out.hasBias = biasDims != nullptr;
@@ -207,7 +223,7 @@ Status inferShape(const SpectralConvAttrs& attrs,
 void outputDims(const SpectralConvShape& shape, int64_t* dims) {
     dims[0] = shape.batch;
     dims[1] = shape.outChannels;
-    for (int j = 0; j < shape.rank; ++j) dims[2 + j] = shape.spatial[j];
+    for (int j = 0; j < shape.rank; ++j) dims[2 + j] = outSize(shape, j);
 }
 
 }  // namespace core

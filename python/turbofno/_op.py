@@ -11,6 +11,7 @@ ATTR_MODES_LOW = "modes_low"      # INTS, length d
 ATTR_MODES_HIGH = "modes_high"    # INTS, length d, last entry 0
 ATTR_NORM = "norm"                # INT: 0 backward, 1 forward, 2 ortho
 ATTR_SEPARABLE = "separable"      # INT: 0 or 1
+ATTR_OUTPUT_SIZE = "output_size"  # INTS, length d, optional: output spatial size (absent: the input's)
 ATTR_PLUGIN_VERSION = "plugin_version"      # STRING, for TensorRT's ONNX parser
 ATTR_PLUGIN_NAMESPACE = "plugin_namespace"  # STRING, for TensorRT's ONNX parser
 PLUGIN_VERSION = "1"

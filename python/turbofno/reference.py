@@ -21,11 +21,14 @@ def kept_indices(size: int, low: int, high: int, last_axis: bool) -> np.ndarray:
 
 
 def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Sequence[int] | None,
-               modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int) -> int:
+               modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int,
+               output_size: Sequence[int] | None = None) -> int:
     """docs/op.md validation rules (shape part). Returns Cout; raises ValueError."""
     d = len(modes_low)
     if d not in (1, 2, 3) or len(modes_high) != d:
         raise ValueError(f"modes_low / modes_high must both have 1..3 entries, got {len(modes_low)}, {len(modes_high)}")
+    if output_size is not None and (len(output_size) != d or any(int(t) < 1 for t in output_size)):
+        raise ValueError(f"output_size must have {d} entries >= 1 (or be absent), got {list(output_size)}")
     if norm not in (0, 1, 2):
         raise ValueError(f"norm must be 0, 1 or 2, got {norm}")
     if separable not in (0, 1):
@@ -55,13 +58,19 @@ def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Seque
 
 
 def spectral_conv(x, weight, bias=None, *, modes_low: Sequence[int], modes_high: Sequence[int],
-                  norm: int = 0, separable: int = 0) -> np.ndarray:
-    """y = irfftn(mix(rfftn(x)[kept], W)) + bias, computed in float64 (complex128)."""
+                  norm: int = 0, separable: int = 0, output_size: Sequence[int] | None = None) -> np.ndarray:
+    """y = irfftn(mix(rfftn(x)[kept], W), s=output_size or S) + bias, computed in float64 (complex128).
+
+    With output_size T != S the spectrum Y keeps the input's layout and numpy/torch's irfftn(Y, s=T)
+    semantics apply: each full axis is cut or zero-padded at its end (spectrum index f stays f; f >= T_j
+    is dropped), the last axis keeps bins 0..T_d//2, and the norm's scales no longer cancel (docs/op.md).
+    """
     x = np.asarray(x, dtype=np.float64)
     w = np.asarray(weight, dtype=np.float64)
     b = None if bias is None else np.asarray(bias, dtype=np.float64)
     modes_low, modes_high = [int(v) for v in modes_low], [int(v) for v in modes_high]
-    cout = check_args(x.shape, w.shape, None if b is None else b.shape, modes_low, modes_high, int(norm), int(separable))
+    cout = check_args(x.shape, w.shape, None if b is None else b.shape, modes_low, modes_high, int(norm), int(separable),
+                      output_size)
     d = len(modes_low)
     n, cin, spatial = x.shape[0], x.shape[1], x.shape[2:]
     axes = tuple(range(2, 2 + d))
@@ -77,7 +86,8 @@ def spectral_conv(x, weight, bias=None, *, modes_low: Sequence[int], modes_high:
         yk = np.einsum("ni...,io...->no...", xk, wc)
     out_spec = np.zeros((n, cout, *spatial[:-1], spatial[-1] // 2 + 1), dtype=np.complex128)
     out_spec[np.ix_(np.arange(n), np.arange(cout), *idx)] = yk
-    y = np.fft.irfftn(out_spec, s=spatial, axes=axes, norm=norm_name)
+    out = tuple(spatial) if output_size is None else tuple(int(t) for t in output_size)
+    y = np.fft.irfftn(out_spec, s=out, axes=axes, norm=norm_name)
     if b is not None:
         y = y + b.reshape((1, cout) + (1,) * d)
     return y
@@ -96,7 +106,8 @@ def random_case(rng: np.random.Generator, spatial: Sequence[int], modes_low: Seq
 
 
 def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low: Sequence[int],
-               modes_high: Sequence[int], norm: int = 0, separable: int = 0, x_shape: Sequence | None = None,
+               modes_high: Sequence[int], norm: int = 0, separable: int = 0,
+               output_size: Sequence[int] | None = None, x_shape: Sequence | None = None,
                weight_as_input: bool = False, node_name: str = "spectral_conv",
                attributes: Mapping[str, object] | None = None, opset: int = 17, ir_version: int = 10,
                elem_type: int | None = None):
@@ -125,6 +136,8 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
         _op.ATTR_PLUGIN_VERSION: _op.PLUGIN_VERSION,
         _op.ATTR_PLUGIN_NAMESPACE: _op.PLUGIN_NAMESPACE,
     }
+    if output_size is not None:
+        attrs[_op.ATTR_OUTPUT_SIZE] = [int(v) for v in output_size]
     for key, value in (attributes or {}).items():
         if value is None:
             attrs.pop(key, None)

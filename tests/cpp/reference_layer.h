@@ -17,20 +17,30 @@ struct RefProblem {
     int32_t modesLow[3] = {}, modesHigh[3] = {};
     bool separable = false;
     bool hasBias = false;
+    int64_t t[3] = {};  // output_size T_j; 0 = same as s[j]
+    int32_t norm = 0;   // 0 backward, 1 forward, 2 ortho: the scale when T != S
 };
 
-// x [N, Cin, S...], w [Cin, Cout|1, K..., 2], bias [Cout] -> y [N, Cout, S...]
+// x [N, Cin, S...], w [Cin, Cout|1, K..., 2], bias [Cout] -> y [N, Cout, T...] (docs/op.md: irfftn(Y, s=T)
+// of the spectrum in the input's layout: index f of a full axis stays f, cut off when f >= T_j; last-axis
+// bins above T_d/2 are cut off)
 inline std::vector<double> referenceSpectralConv(RefProblem const& p, std::vector<double> const& x,
                                                  std::vector<double> const& w, std::vector<double> const& bias) {
     int const d = p.rank;
-    int64_t K[3] = {1, 1, 1}, S[3] = {1, 1, 1};
-    int64_t sprod = 1, kprod = 1;
+    int64_t K[3] = {1, 1, 1}, S[3] = {1, 1, 1}, T[3] = {1, 1, 1};
+    int64_t sprod = 1, kprod = 1, tprod = 1;
     for (int j = 0; j < d; ++j) {
         K[j] = p.modesLow[j] + p.modesHigh[j];
         S[j] = p.s[j];
+        T[j] = p.t[j] > 0 ? p.t[j] : p.s[j];
         sprod *= S[j];
         kprod *= K[j];
+        tprod *= T[j];
     }
+    // rfftn and irfftn(s=T) scales of the norm, combined
+    double const scale = p.norm == 1 ? 1.0 / static_cast<double>(sprod)
+                         : p.norm == 2 ? 1.0 / std::sqrt(static_cast<double>(sprod) * static_cast<double>(tprod))
+                                       : 1.0 / static_cast<double>(tprod);
     double const twoPi = 2.0 * std::acos(-1.0);
     // freq of weight index m on axis j (low block first, then the high block in ascending frequency)
     auto freq = [&](int j, int64_t m) -> int64_t { return m < p.modesLow[j] ? m : S[j] - K[j] + m; };
@@ -71,8 +81,25 @@ inline std::vector<double> referenceSpectralConv(RefProblem const& p, std::vecto
             }
     // channel mixing and the C2R inverse (imag of DC / Nyquist on the last axis ignored)
     int64_t const wout = p.separable ? 1 : p.cout;
-    int64_t const sd = S[d - 1];
-    std::vector<double> y(static_cast<size_t>(p.n * p.cout * sprod));
+    int64_t const td = T[d - 1];
+    // output phase of each kept mode at each output point; `reaches` false for modes cut off by T
+    std::vector<double> outPhase(static_cast<size_t>(kprod * tprod));
+    std::vector<char> reaches(static_cast<size_t>(kprod));
+    for (int64_t kk = 0; kk < kprod; ++kk) {
+        int64_t ki[3];
+        unravel(kk, K, ki);
+        bool ok = ki[d - 1] <= td / 2;
+        for (int j = 0; j + 1 < d; ++j) ok = ok && freq(j, ki[j]) < T[j];
+        reaches[static_cast<size_t>(kk)] = ok;
+        for (int64_t tt = 0; tt < tprod; ++tt) {
+            int64_t ti[3];
+            unravel(tt, T, ti);
+            double ph = 0;
+            for (int j = 0; j < d; ++j) ph += static_cast<double>((freq(j, ki[j]) * ti[j]) % T[j]) / static_cast<double>(T[j]);
+            outPhase[static_cast<size_t>(kk * tprod + tt)] = twoPi * ph;
+        }
+    }
+    std::vector<double> y(static_cast<size_t>(p.n * p.cout * tprod));
     for (int64_t n = 0; n < p.n; ++n)
         for (int64_t o = 0; o < p.cout; ++o) {
             std::vector<double> Yr(static_cast<size_t>(kprod)), Yi(Yr.size());
@@ -91,16 +118,17 @@ inline std::vector<double> referenceSpectralConv(RefProblem const& p, std::vecto
                 Yr[static_cast<size_t>(kk)] = re;
                 Yi[static_cast<size_t>(kk)] = im;
             }
-            for (int64_t ss = 0; ss < sprod; ++ss) {
+            for (int64_t tt = 0; tt < tprod; ++tt) {
                 double acc = 0;
                 for (int64_t kk = 0; kk < kprod; ++kk) {
+                    if (!reaches[static_cast<size_t>(kk)]) continue;
                     int64_t const kd = kk % K[d - 1];
-                    double const c = (kd == 0 || (sd % 2 == 0 && kd == sd / 2)) ? 1.0 : 2.0;
-                    double const ph = phase[static_cast<size_t>(kk * sprod + ss)];
+                    double const c = (kd == 0 || (td % 2 == 0 && kd == td / 2)) ? 1.0 : 2.0;
+                    double const ph = outPhase[static_cast<size_t>(kk * tprod + tt)];
                     acc += c * (Yr[static_cast<size_t>(kk)] * std::cos(ph) - Yi[static_cast<size_t>(kk)] * std::sin(ph));
                 }
-                y[static_cast<size_t>((n * p.cout + o) * sprod + ss)] =
-                    acc / static_cast<double>(sprod) + (p.hasBias ? bias[static_cast<size_t>(o)] : 0.0);
+                y[static_cast<size_t>((n * p.cout + o) * tprod + tt)] =
+                    acc * scale + (p.hasBias ? bias[static_cast<size_t>(o)] : 0.0);
             }
         }
     return y;

@@ -141,11 +141,46 @@ void testShapes() {
     expect(!inferShape(ok.attrs, ok.x.data(), 4, ok.w.data(), 5, nullptr, 0, nullptr).ok, "null shape pointer rejected");
 }
 
+SpectralConvAttrs withOutput(SpectralConvAttrs a, std::initializer_list<int> out) {
+    a.outputRank = static_cast<int32_t>(out.size());
+    int j = 0;
+    for (int v : out) a.outputSize[j++] = v;
+    return a;
+}
+
+// output_size: optional, d entries >= 1; the output takes it, the kept modes stay relative to S.
+void testOutputSize() {
+    expect(validateAttrs(withOutput(makeAttrs({4, 3}, {4, 0}), {32, 17}), 2, 2).ok, "output_size 2d ok");
+    expectAttrReject(withOutput(makeAttrs({4, 3}, {4, 0}), {32}), 2, 2, "output_size has 1 entries", "output_size length");
+    expectAttrReject(withOutput(makeAttrs({4}, {0}), {0}), 1, 1, "output_size[0] = 0", "output_size 0");
+    expectAttrReject(withOutput(makeAttrs({4, 3}, {4, 0}), {8, -3}), 2, 2, "output_size[1] = -3", "output_size < 0");
+    Case up{withOutput(makeAttrs({2, 4}, {3, 0}), {20, 3}), {2, 3, 7, 10}, {3, 5, 5, 4, 2}, {5}, true};
+    SpectralConvShape s;
+    const Status st = run(up, &s);
+    expect(st.ok, "output_size 7x10 -> 20x3: " + st.message);
+    expect(s.spatial[0] == 7 && s.spatial[1] == 10 && s.outSpatial[0] == 20 && s.outSpatial[1] == 3, "outSpatial");
+    expect(resamples(s) && outSize(s, 1) == 3, "resamples / outSize");
+    int64_t y[5] = {};
+    outputDims(s, y);
+    expect(y[0] == 2 && y[1] == 5 && y[2] == 20 && y[3] == 3, "outputDims with output_size");
+    // Modes are checked against the input (p_d = 4 > 3//2+1 is fine: the bins above T/2 are cut off).
+    expectReject({withOutput(makeAttrs({2, 7}, {3, 0}), {64, 64}), {2, 3, 7, 10}, {3, 5, 5, 7, 2}, {}, false},
+                 "exceeds S_2//2 + 1 = 6", "modes vs input, not output");
+    expectReject({withOutput(makeAttrs({1}, {0}), {1 << 30}), {4, 1, 8}, {1, 1, 1, 2}, {}, false}, "output y",
+                 "output_size makes y >= 2^31");
+    // Hand-built shapes (outSpatial 0) mean "same as the input".
+    SpectralConvShape manual;
+    manual.rank = 1;
+    manual.spatial[0] = 9;
+    expect(!resamples(manual) && outSize(manual, 0) == 9, "outSpatial 0 = input size");
+}
+
 }  // namespace
 
 int main() {
     testAttrs();
     testShapes();
+    testOutputSize();
     std::printf("%d checks, %d failures\n", gChecks, gFailures);
     return gFailures == 0 ? 0 : 1;
 }

@@ -36,6 +36,7 @@ struct Case {
     bool separable, bias;
     DataType dtype;
     int threads;
+    std::vector<int64_t> T = {};  // output_size (empty: absent, output size = S)
 };
 
 double roundTo(double v, DataType t) {
@@ -46,7 +47,7 @@ double roundTo(double v, DataType t) {
 }
 
 // The shared float64 direct-DFT reference (tests/cpp/reference_layer.h) for one case.
-std::vector<double> reference(const Case& c, const std::vector<double>& x, const std::vector<double>& w,
+std::vector<double> reference(const Case& c, int norm, const std::vector<double>& x, const std::vector<double>& w,
                               const std::vector<double>& b) {
     turbofno_test::RefProblem p;
     p.rank = c.d;
@@ -58,6 +59,8 @@ std::vector<double> reference(const Case& c, const std::vector<double>& x, const
         p.modesLow[j] = c.low[j];
         p.modesHigh[j] = c.high[j];
     }
+    for (size_t j = 0; j < c.T.size(); ++j) p.t[j] = c.T[j];
+    p.norm = norm;
     p.separable = c.separable;
     p.hasBias = c.bias;
     return turbofno_test::referenceSpectralConv(p, x, w, b);
@@ -92,22 +95,30 @@ bool runCase(const Case& c, std::mt19937& rng) {
         attrs.modesLow[j] = c.low[j];
         attrs.modesHigh[j] = c.high[j];
     }
-    attrs.norm = static_cast<core::FftNorm>(rng() % 3);  // must not change the result
+    attrs.norm = static_cast<core::FftNorm>(rng() % 3);  // changes the scale only when T != S
     attrs.separable = c.separable ? 1 : 0;
+    attrs.outputRank = static_cast<int32_t>(c.T.size());
+    for (size_t j = 0; j < c.T.size(); ++j) attrs.outputSize[j] = static_cast<int32_t>(c.T[j]);
     std::vector<int64_t> xDims = {c.n, c.cin}, wDims = {c.cin, c.separable ? 1 : c.cout}, bDims = {c.cout};
-    int64_t P = 1, Kt = 1;
+    int64_t P = 1, Kt = 1, Pout = 1;
     for (int j = 0; j < d; ++j) {
         xDims.push_back(c.S[j]);
         wDims.push_back(c.low[j] + c.high[j]);
         P *= c.S[j];
+        Pout *= c.T.empty() ? c.S[j] : c.T[j];
         Kt *= c.low[j] + c.high[j];
     }
     wDims.push_back(2);
     core::SpectralConvShape shape;
     core::Status st = core::validateAttrs(attrs, d, d);
-    if (st.ok)
-        st = core::inferShape(attrs, xDims.data(), d + 2, wDims.data(), d + 3, c.bias ? bDims.data() : nullptr, c.bias ? 1 : 0,
-                              &shape);
+    int64_t yDims[5] = {};
+    if (st.ok) {
+        st = core::inferShape(attrs, xDims.data(), d + 2, wDims.data(), d + 3, c.bias ? bDims.data() : nullptr,
+                              c.bias ? 1 : 0, &shape);
+        core::outputDims(shape, yDims);
+        for (int j = 0; st.ok && j < d; ++j)
+            if (yDims[2 + j] != (c.T.empty() ? c.S[j] : c.T[j])) st = core::Status::error("outputDims: wrong spatial size");
+    }
     if (!st.ok) {
         std::printf("FAIL %-34s inferShape: %s\n", c.name.c_str(), st.message.c_str());
         return false;
@@ -122,7 +133,7 @@ bool runCase(const Case& c, std::mt19937& rng) {
     const std::vector<double> x = randVec(c.n * c.cin * P);
     const std::vector<double> w = randVec(c.cin * (c.separable ? 1 : c.cout) * Kt * 2);
     const std::vector<double> b = randVec(c.cout);
-    Tensor tx(x, c.dtype), tw(w, c.dtype), tb(b, c.dtype), ty(std::vector<double>(c.n * c.cout * P, 7.0), c.dtype);
+    Tensor tx(x, c.dtype), tw(w, c.dtype), tb(b, c.dtype), ty(std::vector<double>(c.n * c.cout * Pout, 7.0), c.dtype);
 
     core::SpectralConvParams params;
     params.attrs = attrs;
@@ -139,7 +150,11 @@ bool runCase(const Case& c, std::mt19937& rng) {
         std::printf("FAIL %-34s runCpu: %s\n", c.name.c_str(), st.message.c_str());
         return false;
     }
-    const std::vector<double> ref = reference(c, x, w, b);
+    const std::vector<double> ref = reference(c, static_cast<int>(attrs.norm), x, w, b);
+    if (ref.size() != static_cast<size_t>(c.n * c.cout * Pout)) {
+        std::printf("FAIL %-34s reference size\n", c.name.c_str());
+        return false;
+    }
     double num = 0, den = 0, maxAbs = 0;
     for (size_t i = 0; i < ref.size(); ++i) {
         const double e = ty.at(i) - ref[i];
@@ -321,6 +336,19 @@ int main() {
         {"fp16 3d 6x5x7", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f16, 1},
         {"fp16 1d separable", 1, 2, 6, 6, {21}, {11}, {0}, true, true, f16, 2},
         {"bf16 2d 9x14", 2, 2, 4, 3, {9, 14}, {2, 4}, {3, 0}, false, true, bf16, 2},
+        // output_size (resampling): up, down, mixed, odd, Nyquist of T, high block cut off by T
+        {"out 1d 16->40", 1, 2, 3, 4, {16}, {9}, {0}, false, true, f32, 2, {40}},
+        {"out 1d 37->12 (bins cut)", 1, 2, 3, 4, {37}, {10}, {0}, false, true, f32, 1, {12}},
+        {"out 1d 20->7 Nyquist/odd", 1, 1, 2, 3, {20}, {6}, {0}, false, false, f32, 2, {7}},
+        {"out 2d 12x10->24x20", 2, 2, 3, 4, {12, 10}, {3, 4}, {2, 0}, false, true, f32, 2, {24, 20}},
+        {"out 2d 16x16->8x9", 2, 2, 3, 2, {16, 16}, {3, 5}, {3, 0}, false, true, f32, 3, {8, 9}},
+        {"out 2d 15x21->31x10", 2, 1, 4, 3, {15, 21}, {4, 5}, {4, 0}, false, true, f32, 2, {31, 10}},
+        {"out 2d 14x9->13x9 sep", 2, 2, 4, 4, {14, 9}, {2, 3}, {3, 0}, true, true, f32, 2, {13, 9}},
+        {"out 3d 6x5x7->9x4x12", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f32, 2, {9, 4, 12}},
+        {"out 3d 8x6x10->4x12x6", 3, 1, 3, 2, {8, 6, 10}, {2, 1, 4}, {2, 1, 0}, false, false, f32, 3, {4, 12, 6}},
+        {"out fp16 2d 12x10->6x17", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f16, 2, {6, 17}},
+        {"out bf16 1d 21->42", 1, 2, 3, 4, {21}, {11}, {0}, false, true, bf16, 1, {42}},
+        {"out same size given", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 2, {12, 10}},
     };
     std::mt19937 rng(20261129);
     std::printf("CPU kernels: %s\n", cpu::cpuKernels().name);

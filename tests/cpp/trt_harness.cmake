@@ -6,6 +6,7 @@ add_executable(trt_harness
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_common.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_flow.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_cpu.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_output_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_gpu.cpp
 )
 target_link_libraries(trt_harness PRIVATE turbofno_core turbofno_tensorrt_headers CUDA::cudart_static ${CMAKE_DL_LIBS})

@@ -75,6 +75,7 @@ struct Case {
     bool writeNorm = true, writeSeparable = true;  // ONNX attributes may be absent (defaults apply)
     int64_t n = 1, cin = 1, cout = 1;
     std::vector<int64_t> spatial;
+    std::vector<int64_t> outputSize;                // output_size attribute (empty: absent, output = spatial)
     bool bias = false;
     nvinfer1::DataType type = nvinfer1::DataType::kFLOAT;
 
@@ -83,7 +84,7 @@ struct Case {
     nvinfer1::Dims xDims(int64_t batch) const;      // [N, Cin, S...]
     nvinfer1::Dims weightDims() const;              // [Cin, Cout|1, K..., 2]
     nvinfer1::Dims biasDims() const;                // [Cout]
-    nvinfer1::Dims outDims(int64_t batch) const;    // [N, Cout, S...]
+    nvinfer1::Dims outDims(int64_t batch) const;    // [N, Cout, T...] (T = outputSize, else S)
     int nbInputs() const { return bias ? 3 : 2; }
 };
 
@@ -92,6 +93,7 @@ size_t coreWorkspaceBytes(Case const& c, int64_t batch);
 
 // ---- checks (trt_harness_cpu.cpp / trt_harness_gpu.cpp) -------------------------------------------
 void runCpuChecks(PluginLibrary& lib);
+void runOutputSizeChecks(PluginLibrary& lib);  // trt_harness_output_size.cpp
 bool gpuAvailable(std::string* reason);
 void runGpuChecks(PluginLibrary& lib);
 // A case read from a file (written by tests/python/test_trt_onnx_fields.py); see trt_harness_main.cpp.

@@ -154,6 +154,10 @@ FieldSet Case::fields() const {
     f.addInts("modes_high", modesHigh);
     if (writeNorm) f.addInts("norm", {norm});
     if (writeSeparable) f.addInts("separable", {separable});
+    if (!outputSize.empty()) {
+        std::vector<int32_t> t(outputSize.begin(), outputSize.end());
+        f.addInts("output_size", t);
+    }
     return f;
 }
 
@@ -186,6 +190,7 @@ Dims Case::biasDims() const {
 Dims Case::outDims(int64_t batch) const {
     Dims d = xDims(batch);
     d.d[1] = cout;
+    for (size_t j = 0; j < outputSize.size(); ++j) d.d[2 + j] = outputSize[j];
     return d;
 }
 

@@ -45,6 +45,27 @@ std::vector<Case> buildCases() {
     t.norm = 1;
     t.n = 1, t.cin = 2, t.cout = 3, t.spatial = {6, 5, 7}, t.bias = true;
     cs.push_back(t);
+    // output_size (resampling): up, down with the forward norm, mixed 3D
+    Case u;
+    u.name = "d2 fp32 output_size 12x10->24x20";
+    u.modesLow = {3, 4};
+    u.modesHigh = {2, 0};
+    u.n = 2, u.cin = 3, u.cout = 4, u.spatial = {12, 10}, u.outputSize = {24, 20}, u.bias = true;
+    cs.push_back(u);
+    Case v;
+    v.name = "d1 fp16 forward output_size 37->12";
+    v.modesLow = {10};
+    v.modesHigh = {0};
+    v.norm = 1;
+    v.n = 2, v.cin = 2, v.cout = 3, v.spatial = {37}, v.outputSize = {12}, v.type = DataType::kHALF;
+    cs.push_back(v);
+    Case w;
+    w.name = "d3 fp32 ortho output_size 6x5x7->9x4x12";
+    w.modesLow = {2, 2, 3};
+    w.modesHigh = {1, 2, 0};
+    w.norm = 2;
+    w.n = 1, w.cin = 2, w.cout = 3, w.spatial = {6, 5, 7}, w.outputSize = {9, 4, 12}, w.bias = true;
+    cs.push_back(w);
     return cs;
 }
 
@@ -57,14 +78,15 @@ void checkCreators(PluginLibrary& lib) {
     check(std::strcmp(lib.v2->getPluginName(), "SpectralConv") == 0, "V2 creator name");
     check(std::strcmp(lib.v2->getPluginVersion(), lib.v3->getPluginVersion()) != 0,
           "V2 and V3 creators have distinct versions (the registry keys on name+version+namespace)");
-    char const* const names[] = {"modes_low", "modes_high", "norm", "separable"};
+    char const* const names[] = {"modes_low", "modes_high", "norm", "separable", "output_size"};
     for (int which = 0; which < 2; ++which) {
         PluginFieldCollection const* fc = which == 0 ? lib.v3->getFieldNames() : lib.v2->getFieldNames();
-        bool ok = fc != nullptr && fc->nbFields == 4;
-        for (int i = 0; ok && i < 4; ++i) {
+        bool ok = fc != nullptr && fc->nbFields == 5;
+        for (int i = 0; ok && i < 5; ++i) {
             ok = std::strcmp(fc->fields[i].name, names[i]) == 0 && fc->fields[i].type == PluginFieldType::kINT32;
         }
-        check(ok, std::string(which == 0 ? "V3" : "V2") + " getFieldNames == {modes_low, modes_high, norm, separable} kINT32");
+        check(ok, std::string(which == 0 ? "V3" : "V2") +
+                      " getFieldNames == {modes_low, modes_high, norm, separable, output_size} kINT32");
     }
 }
 
@@ -548,6 +570,7 @@ void runCpuChecks(PluginLibrary& lib) {
         checkV3SerializedFields(lib, first);
         checkV2Blob(lib, first);
     }
+    runOutputSizeChecks(lib);
 }
 
 }  // namespace trt_test

@@ -41,7 +41,7 @@ Case make(std::string name, std::vector<int64_t> s, std::vector<int32_t> low, st
 void runGpuChecks(PluginLibrary& lib) {
     std::printf("[GPU: build -> serialize -> runtime -> enqueue vs float64 reference]\n");
     DataType const f32 = DataType::kFLOAT, f16 = DataType::kHALF, bf16 = DataType::kBF16;
-    std::vector<Case> const cases = {
+    std::vector<Case> cases = {
         make("d1 S=37 k=7 fp32 bias", {37}, {7}, {0}, 2, 3, 4, f32, true),
         make("d1 S=31 k=16 bf16", {31}, {16}, {0}, 3, 2, 2, bf16, false),
         make("d2 12x15 fp32 ortho", {12, 15}, {3, 5}, {2, 0}, 2, 3, 5, f32, false, 2),
@@ -51,7 +51,11 @@ void runGpuChecks(PluginLibrary& lib) {
         make("d2 33x20 fp32 separable", {33, 20}, {4, 7}, {3, 0}, 2, 6, 6, f32, false, 0, 1),
         make("d3 6x5x7 fp32 bias", {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, 1, 2, 3, f32, true, 1),
         make("d3 6x5x7 fp16", {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, 2, 2, 3, f16, false),
+        make("d2 12x10->24x20 output_size fp32", {12, 10}, {3, 4}, {2, 0}, 2, 3, 4, f32, true, 1),
+        make("d3 6x5x7->9x4x12 output_size fp16", {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, 1, 2, 3, f16, false, 2),
     };
+    cases[cases.size() - 2].outputSize = {24, 20};
+    cases[cases.size() - 1].outputSize = {9, 4, 12};
     for (Case const& c : cases) {
         FieldSet f = c.fields();
         BuildResult built = buildPhase(lib, c, f.collection());

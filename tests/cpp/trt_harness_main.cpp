@@ -78,6 +78,7 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
             if (name == "modes_high") c.modesHigh = values;
             if (name == "norm" && count == 1) c.norm = values[0];
             if (name == "separable" && count == 1) c.separable = values[0];
+            if (name == "output_size") c.outputSize.assign(values.begin(), values.end());
         } else if (key == "shape") {
             std::string which;
             ls >> which;
@@ -145,6 +146,7 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
     if (haveBias) data.bias = readDoubles(dataDir + "/bias.bin", static_cast<size_t>(product(shapes[2])), &ok);
     std::vector<int64_t> yShape = shapes[0];
     yShape[1] = c.cout;
+    for (size_t j = 0; j < c.outputSize.size(); ++j) yShape[2 + j] = c.outputSize[j];
     std::vector<double> expected = readDoubles(dataDir + "/expected.bin", static_cast<size_t>(product(yShape)), &ok);
     if (!check(ok, "case data files readable")) return 0;
     runtimePhase(lib, c, built, &data, &expected);

@@ -111,13 +111,6 @@ def test_odd_size_on_non_last_axis_is_rejected(tmp_path):
     assert not (tmp_path / "m.onnx").exists()
 
 
-def test_resolution_scaling_is_rejected(tmp_path):
-    model = FNO(n_modes=(4, 4), in_channels=1, out_channels=1, hidden_channels=4, n_layers=2,
-                resolution_scaling_factor=[1, 2])
-    with pytest.raises(ConversionError, match=r"fno_blocks\.convs\.1.*resolution"):
-        export(model, torch.randn(1, 1, 8, 8), tmp_path / "m.onnx", verbose=False)
-
-
 def test_half_precision_block_is_rejected(tmp_path):
     conv = SpectralConv(2, 2, n_modes=(4, 4), fno_block_precision="mixed")
     conv.forward = lambda x, output_shape=None: x  # chalf FFTs do not run on CPU; the converter must still refuse

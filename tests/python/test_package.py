@@ -32,6 +32,7 @@ def test_names_match_core_header():
     assert consts["kAttrModesHigh"] == _op.ATTR_MODES_HIGH
     assert consts["kAttrNorm"] == _op.ATTR_NORM
     assert consts["kAttrSeparable"] == _op.ATTR_SEPARABLE
+    assert consts["kAttrOutputSize"] == _op.ATTR_OUTPUT_SIZE
     assert int(re.search(r"constexpr int kOpVersion = (\d+);", header).group(1)) == _op.OPSET_VERSION
 
 

@@ -20,6 +20,7 @@ constexpr const char* kAttrModesLow = "modes_low";     // INTS, length d
 constexpr const char* kAttrModesHigh = "modes_high";   // INTS, length d, last entry 0
 constexpr const char* kAttrNorm = "norm";              // INT: 0 backward, 1 forward, 2 ortho
 constexpr const char* kAttrSeparable = "separable";    // INT: 0 or 1
+constexpr const char* kAttrOutputSize = "output_size"; // INTS, length d, optional: output spatial size
 
 // Result of a core call. The core never throws; adapters turn a failure into their own error
 // and prefix the node name.
@@ -31,7 +32,8 @@ struct Status {
 };
 
 // Attribute checks that need no tensor shape (rank 1..3, counts >= 0, last modes_high == 0,
-// norm and separable in range). modesLowCount / modesHighCount are the attribute lengths.
+// norm and separable in range, output_size absent or d values >= 1). modesLowCount /
+// modesHighCount are the attribute lengths (output_size's is attrs.outputRank).
 Status validateAttrs(const SpectralConvAttrs& attrs, int64_t modesLowCount, int64_t modesHighCount);
 
 // Full validation from tensor shapes; fills `shape`. biasDims == nullptr means no bias input.
@@ -44,7 +46,7 @@ Status inferShape(const SpectralConvAttrs& attrs,
                   const int64_t* biasDims, int biasRank,
                   SpectralConvShape* shape);
 
-// Output dims = [N, Cout, S_1..S_d]; writes shape.rank + 2 values.
+// Output dims = [N, Cout, T_1..T_d] (T = output_size, else S); writes shape.rank + 2 values.
 void outputDims(const SpectralConvShape& shape, int64_t* dims);
 
 // Scratch bytes the CPU / CUDA kernel needs for one call (0 allowed).

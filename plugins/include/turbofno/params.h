@@ -23,6 +23,10 @@ struct SpectralConvAttrs {
     int32_t modesHigh[kMaxRank] = {};    // q_j: keep frequencies S_j-q_j..S_j-1; last axis: 0
     FftNorm norm = FftNorm::kBackward;
     int32_t separable = 0;               // 1: depthwise, weight [C, 1, K..., 2], Cout = Cin
+    // Optional output_size attribute (docs/op.md, "Output size"): outputRank = its length, 0 when the
+    // attribute is absent (output spatial size = input's); otherwise == rank, T_j = outputSize[j] >= 1.
+    int32_t outputRank = 0;
+    int32_t outputSize[kMaxRank] = {};
 };
 
 // Shapes after validation. Every count fits in int64 and every tensor has < 2^31 elements.
@@ -31,10 +35,24 @@ struct SpectralConvShape {
     int64_t batch = 0;                   // N
     int64_t inChannels = 0;              // Cin
     int64_t outChannels = 0;             // Cout
-    int64_t spatial[kMaxRank] = {};      // S_1..S_d (input and output)
+    int64_t spatial[kMaxRank] = {};      // S_1..S_d (input)
     int64_t kept[kMaxRank] = {};         // K_j = p_j + q_j (last axis: k)
     bool hasBias = false;
+    int64_t outSpatial[kMaxRank] = {};   // T_1..T_d (output); 0 = same as spatial[j] (use outSize)
 };
+
+// Output spatial size T_j of axis j: outSpatial[j], or S_j when it is 0 (shapes built by hand).
+inline int64_t outSize(const SpectralConvShape& shape, int j) {
+    return shape.outSpatial[j] > 0 ? shape.outSpatial[j] : shape.spatial[j];
+}
+
+// True when the output spatial size differs from the input's on some axis (a resampling layer).
+inline bool resamples(const SpectralConvShape& shape) {
+    for (int j = 0; j < shape.rank; ++j) {
+        if (outSize(shape, j) != shape.spatial[j]) return true;
+    }
+    return false;
+}
 
 // Everything a kernel needs. Tensors are dense, row-major (C-contiguous).
 struct SpectralConvParams {
@@ -44,7 +62,7 @@ struct SpectralConvParams {
     const void* x = nullptr;       // [N, Cin, S_1..S_d]
     const void* weight = nullptr;  // [Cin, Cout, K_1..K_d, 2] (separable: [C, 1, K_1..K_d, 2])
     const void* bias = nullptr;    // [Cout] or nullptr
-    void* y = nullptr;             // [N, Cout, S_1..S_d]
+    void* y = nullptr;             // [N, Cout, T_1..T_d] (T = S unless output_size is set)
 };
 
 }  // namespace core

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 _EPILOG = """examples:
@@ -16,7 +17,8 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "export", help="export a PyTorch FNO to ONNX with TurboFNO SpectralConv nodes",
         description="Convert every spectral convolution of a PyTorch model to ai.turbofno::SpectralConv, export "
-                    "the model with torch.onnx (dynamic batch), and check the ONNX file in ONNX Runtime.",
+                    "the model with torch.onnx (dynamic batch and, where the model allows, dynamic spatial sizes), "
+                    "and check the ONNX file in ONNX Runtime.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True,
                    help="FILE.py:NAME or MODULE:NAME (a factory function or class returning the model), "
@@ -30,10 +32,16 @@ def add_parser(subparsers) -> None:
                    help="allow torch.load to unpickle arbitrary objects (only for files you trust)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--input-shape", metavar="N,C,S1[,S2[,S3]]",
-                     help="shape of the example input (random normal, --seed); fixes the spatial size")
+                     help="shape of the example input (random normal, --seed)")
     src.add_argument("--input", metavar="FILE", help="example input as .npy or a torch.save'd tensor")
     p.add_argument("--out", required=True, help="output .onnx path")
     p.add_argument("--static-batch", action="store_true", help="keep the batch size of the example fixed")
+    spatial = p.add_mutually_exclusive_group()
+    spatial.add_argument("--dynamic-spatial", dest="dynamic_spatial", action="store_const", const=True, default=None,
+                         help="require symbolic spatial axes (fail, saying why, if the model does not allow them); "
+                              "default: symbolic when the model allows it, else the example's sizes")
+    spatial.add_argument("--static-spatial", dest="dynamic_spatial", action="store_const", const=False,
+                         help="keep the spatial sizes of the example fixed")
     p.add_argument("--no-validate", action="store_true", help="skip the ONNX Runtime check")
     p.add_argument("--rtol", type=float, default=None, help="relative L2 tolerance of the check (default 1e-4)")
     p.add_argument("--opset", type=int, default=None, help="default-domain ONNX opset (default: torch.onnx's)")
@@ -61,10 +69,17 @@ def run(args) -> int:
             example = torch.randn(loading.parse_shape(args.input_shape), generator=generator)
         model = model.float()
         report = exporter.export(
-            model, example, args.out, dynamic_batch=not args.static_batch, validate=not args.no_validate,
+            model, example, args.out, dynamic_batch=not args.static_batch, dynamic_spatial=args.dynamic_spatial,
+            validate=not args.no_validate,
             rtol=exporter.DEFAULT_RTOL if args.rtol is None else args.rtol, opset=args.opset,
             verbose=not args.quiet, allow_fft=args.allow_fft)
     except (ExportError, loading.LoadError, FileNotFoundError) as err:
         print(f"turbofno export: error: {err}", file=sys.stderr)
+        return 1
+    except Exception as err:  # noqa: BLE001 - anything else: one line, the traceback on request
+        if os.environ.get("TURBOFNO_DEBUG"):
+            raise
+        print(f"turbofno export: error: {type(err).__name__}: {err} (set TURBOFNO_DEBUG=1 for the traceback)",
+              file=sys.stderr)
         return 1
     return 0 if report.ok else 1

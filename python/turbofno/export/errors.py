@@ -20,7 +20,12 @@ class ConversionError(ExportError):
         self.path = path or "<root>"
         self.cls = class_name(module)
         self.reason = reason
-        super().__init__(f"cannot convert module '{self.path}' ({self.cls}): {reason}")
+        super().__init__(f"cannot convert module '{self.path}' ({self.cls}): {reason}\nnext step: {NEXT_STEP}")
+
+
+# What to do when a layer cannot be converted (appended to every ConversionError).
+NEXT_STEP = ("change what the reason names (docs/exporter.md, 'Refused'), or convert the class yourself with "
+             "turbofno.export.register_converter(cls, fn) (docs/exporter.md, 'Your own spectral layer')")
 
 
 class ValidationError(ExportError):

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from turbofno import _op as _names
-from turbofno.export import swap, torch_op
+from turbofno.export import swap, torch_op, trace, unsupported
 from turbofno.export.errors import ExportError, ValidationError
 from turbofno.export.report import ExportReport, count_nodes
 
@@ -84,19 +84,6 @@ def _fft_nodes(program: torch.export.ExportedProgram) -> list[str]:
     return found
 
 
-def _trace_inputs(inputs: tuple, dynamic_batch: bool) -> tuple:
-    """torch.export specializes size-1 dims, so a batch of 1 is traced as a batch of 2."""
-    if dynamic_batch and any(x.shape[0] == 1 for x in inputs):
-        return tuple(torch.cat([x] * (2 if x.shape[0] == 1 else 1)) for x in inputs)
-    return inputs
-
-
-def _dynamic_shapes(inputs: tuple, dynamic_batch: bool):
-    if not dynamic_batch:
-        return None
-    return tuple({0: torch.export.Dim.DYNAMIC} for _ in inputs)
-
-
 def _quiet():
     """Silence torch.onnx's chatter (progress lines, known warnings) unless something fails."""
     stack = contextlib.ExitStack()
@@ -111,6 +98,7 @@ def _quiet():
 
 
 def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic_batch: bool = True,
+           dynamic_spatial: Optional[bool] = None,
            validate: bool = True, rtol: float = DEFAULT_RTOL, opset: Optional[int] = None, verbose: bool = True,
            allow_fft: bool = False, layer_rtol: float = 1e-5,
            input_names: Optional[Sequence[str]] = None, output_names: Optional[Sequence[str]] = None,
@@ -118,8 +106,10 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     """Export `model` to ONNX at `path`, every recognized spectral convolution as one SpectralConv node.
 
     model          : the PyTorch model (left untouched: a deep copy on the CPU is converted).
-    example_inputs : a tensor or tuple of tensors (float32, batch on axis 0); it fixes the spatial sizes.
+    example_inputs : a tensor or tuple of tensors (float32, batch on axis 0).
     dynamic_batch  : make axis 0 of every input (and output) symbolic.
+    dynamic_spatial: make the spatial axes symbolic: None (default) when the model allows it, else they stay
+                     the example's (the report says why); True requires it (ExportError otherwise); False never.
     validate       : run the ONNX file in ONNX Runtime with our op library and compare with the original
                      model on the example input (relative L2 error <= rtol), else raise ValidationError.
     opset          : default ONNX opset (torch.onnx's default if None).
@@ -137,42 +127,23 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
     with progress.step("copy model"):
         work = copy.deepcopy(model).cpu().eval()
+        pristine = copy.deepcopy(work) if validate and dynamic_spatial is not False else None
+    unsupported.check(work, inputs)
     with progress.step("convert spectral layers"):
         work, reference, report.converted = swap.convert_layers(work, inputs, layer_rtol=layer_rtol)
     if not report.converted:
-        raise ExportError("found no spectral convolution to convert (see docs/exporter.md for the recognized "
-                          "layers and turbofno.export.register_converter for your own)")
+        from turbofno.export import fft_scan
+
+        found = fft_scan.fft_modules(work, inputs)
+        if found:
+            raise ExportError("found no spectral convolution the exporter recognizes, but the model computes FFTs:\n  "
+                              + fft_scan.describe(found))
+        raise ExportError("found no spectral convolution to convert: the model computes no FFT (see docs/exporter.md "
+                          "for the recognized layers and turbofno.export.register_converter for your own)")
     expected = [t.detach().cpu().numpy() for t in _flat_outputs(reference)]
 
-    with progress.step("torch.export"):
-        try:
-            program = torch.export.export(work, _trace_inputs(inputs, dynamic_batch), dynamic_shapes=_dynamic_shapes(inputs, dynamic_batch),
-                                          strict=False)
-        except Exception as err:  # noqa: BLE001 - re-raised with context
-            raise ExportError(f"torch.export failed on the converted model: {err}") from err
-    leftovers = _fft_nodes(program)
-    if leftovers and not allow_fft:
-        raise ExportError("FFTs remain after conversion, so a spectral layer was not recognized:\n  "
-                          + "\n  ".join(leftovers) + "\nregister a converter for its class "
-                          "(turbofno.export.register_converter) or pass allow_fft=True to export them as ONNX DFT")
-
-    with progress.step("torch.onnx.export"):
-        try:
-            with _quiet():
-                onnx_program = torch.onnx.export(
-                    program, _trace_inputs(inputs, dynamic_batch), dynamo=True, custom_translation_table=torch_op.onnx_translation_table(),
-                    opset_version=opset, input_names=input_names, output_names=output_names, verbose=False)
-        except Exception as err:  # noqa: BLE001
-            raise ExportError(f"torch.onnx.export failed: {err}") from err
-    proto = onnx_program.model_proto
-    _check_proto(proto)
-    report.node_counts = count_nodes(proto)
-    report.ir_version = proto.ir_version
-    report.opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0)
-    expected_nodes = sum(c.calls for c in report.converted)
-    if report.spectral_nodes != expected_nodes:
-        raise ExportError(f"expected {expected_nodes} SpectralConv nodes in the ONNX graph (one per call of a "
-                          f"converted layer), found {report.spectral_nodes}")
+    proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch, dynamic_spatial=dynamic_spatial,
+                        allow_fft=allow_fft, opset=opset, input_names=input_names, output_names=output_names)
 
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -188,6 +159,25 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                 report.validation = _validate.check_onnx(
                     tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
                     providers=providers)
+                if report.axes.any_spatial() and pristine is not None:
+                    probe = _validate.probe_inputs(inputs, report.axes.dynamic)
+                    with torch.no_grad():
+                        want = [t.detach().cpu().numpy() for t in _flat_outputs(pristine(*probe))]
+                    at_probe = _validate.check_onnx(tmp, [x.numpy() for x in probe], want, rtol=rtol,
+                                                    dynamic_batch=False, providers=providers)
+                    if at_probe.passed or dynamic_spatial or not report.validation.passed:
+                        report.validation = report.validation.merge(at_probe)
+                    else:  # automatic mode: a file that is right at the example's size beats a wrong dynamic one
+                        reason = (f"with symbolic sizes the graph differs from PyTorch at input size "
+                                  f"{list(probe[0].shape)} (relative L2 {at_probe.rel_l2_err:.3g})")
+                        proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
+                                            dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
+                                            input_names=input_names, output_names=output_names)
+                        report.axes.static_reason = reason
+                        _save(proto, tmp, path)
+                        report.validation = _validate.check_onnx(
+                            tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
+                            providers=providers)
             if not report.validation.passed:
                 report.errors.append(report.validation.summary())
                 raise ValidationError(f"exported model does not match PyTorch: {report.validation.summary()}",
@@ -201,6 +191,53 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     if verbose:
         print(report.summary(), flush=True)
     return report
+
+
+def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatial, allow_fft, opset, input_names,
+                output_names):
+    """torch.export + torch.onnx.export of the converted model; fills the report's graph facts."""
+    with progress.step("torch.export"):
+        program, report.axes = trace.trace(work, inputs, dynamic_batch=dynamic_batch,
+                                           dynamic_spatial=dynamic_spatial, fixed=_fixed_size_layers(report.converted))
+    leftovers = _fft_nodes(program)
+    if leftovers and not allow_fft:
+        raise ExportError("FFTs remain after conversion, so a spectral layer was not recognized:\n  "
+                          + "\n  ".join(leftovers) + "\nregister a converter for its class "
+                          "(turbofno.export.register_converter) or pass allow_fft=True to export them as ONNX DFT")
+
+    with progress.step("torch.onnx.export"):
+        try:
+            with _quiet():
+                onnx_program = torch.onnx.export(
+                    program, trace.trace_inputs(inputs, dynamic_batch), dynamo=True, custom_translation_table=torch_op.onnx_translation_table(),
+                    opset_version=opset, input_names=input_names, output_names=output_names, verbose=False)
+        except Exception as err:  # noqa: BLE001
+            raise ExportError(f"torch.onnx.export failed: {err}") from err
+    proto = onnx_program.model_proto
+    _check_proto(proto)
+    report.input_names = [i.name for i in proto.graph.input]
+    report.node_counts = count_nodes(proto)
+    report.ir_version = proto.ir_version
+    report.opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0)
+    expected_nodes = sum(c.calls for c in report.converted)
+    if report.spectral_nodes != expected_nodes:
+        raise ExportError(f"expected {expected_nodes} SpectralConv nodes in the ONNX graph (one per call of a "
+                          f"converted layer), found {report.spectral_nodes}")
+
+    return proto
+
+
+def _fixed_size_layers(converted) -> list:
+    """Why each converted layer (if any) is right only at the example's spatial size."""
+    out = []
+    for c in converted:
+        where = f"layer '{c.path or '<root>'}' ({c.source_class})"
+        if c.output_size is not None:
+            out.append(f"{where} changes the resolution to the fixed output_size {c.output_size}, which does not "
+                       "follow the input size")
+        elif c.fixed_size_reason:
+            out.append(f"{where}: {c.fixed_size_reason}")
+    return out
 
 
 def _umask() -> int:

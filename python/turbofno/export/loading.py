@@ -6,7 +6,9 @@ import importlib
 import importlib.util
 import json
 import os
+import pickle
 import sys
+import zipfile
 from pathlib import Path
 
 import torch
@@ -49,29 +51,55 @@ def _safe_globals() -> list:
     return allowed
 
 
-def _torch_load(path: str, unsafe: bool):
+def _torch_load(path: str, unsafe: bool, what: str = "file"):
+    if not os.path.exists(path):
+        raise LoadError(f"{what} {path} not found")
+    if not os.path.isfile(path):
+        raise LoadError(f"{what} {path} is not a file")
     try:
         if unsafe:
             return torch.load(path, map_location="cpu", weights_only=False)
         with torch.serialization.safe_globals(_safe_globals()):
             return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # noqa: BLE001 - explained below
-        if unsafe:
-            raise LoadError(f"cannot load {path}: {err}") from err
-        raise LoadError(f"cannot load {path} with torch.load(weights_only=True): {err}\n"
+    except pickle.UnpicklingError as err:
+        if unsafe or not zipfile.is_zipfile(path):  # not torch.save's archive: unpickling would not help
+            raise LoadError(f"cannot load {what} {path}: {_first_line(err)} (expected a file written by "
+                            "torch.save)") from err
+        # weights_only refused an object of the file: only then can --unsafe-load help
+        raise LoadError(f"cannot load {what} {path} with torch.load(weights_only=True): {_first_line(err)}; "
                         "if you trust the file, pass --unsafe-load to unpickle arbitrary objects") from err
+    except Exception as err:  # noqa: BLE001 - not a torch.save file, truncated, ...
+        raise LoadError(f"cannot load {what} {path}: {type(err).__name__}: {_first_line(err)} "
+                        "(expected a file written by torch.save)") from err
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def parse_kwargs(kwargs_json: str | None) -> dict:
+    """--model-kwargs: a JSON object, else a one-line LoadError saying where the JSON is wrong."""
+    if not kwargs_json:
+        return {}
+    try:
+        kwargs = json.loads(kwargs_json)
+    except json.JSONDecodeError as err:
+        raise LoadError(f"--model-kwargs is not valid JSON: {err.msg} at line {err.lineno} column {err.colno} "
+                        f"(got {kwargs_json!r}); write e.g. '{{\"n_modes\": [16, 16], \"hidden_channels\": 32}}'") from err
+    if not isinstance(kwargs, dict):
+        raise LoadError(f"--model-kwargs must be a JSON object, got {kwargs_json!r}")
+    return kwargs
 
 
 def build_model(spec: str, kwargs_json: str | None = None, unsafe_load: bool = False) -> nn.Module:
     """`file.py:name` / `pkg.module:name` (a factory function or class, called with the JSON kwargs),
     or `model.pt` (a whole pickled nn.Module, needs unsafe_load)."""
-    kwargs = json.loads(kwargs_json) if kwargs_json else {}
-    if not isinstance(kwargs, dict):
-        raise LoadError(f"--model-kwargs must be a JSON object, got {kwargs_json!r}")
+    kwargs = parse_kwargs(kwargs_json)
     if ":" not in spec and os.path.isfile(spec):
         if kwargs:
             raise LoadError("--model-kwargs does not apply to a pickled model file")
-        obj = _torch_load(spec, unsafe_load)
+        obj = _torch_load(spec, unsafe_load, "model file")
         if not isinstance(obj, nn.Module):
             raise LoadError(f"{spec} holds a {type(obj).__name__}, not an nn.Module; "
                             "use `--model file.py:factory --checkpoint` for state dicts")
@@ -91,7 +119,10 @@ def build_model(spec: str, kwargs_json: str | None = None, unsafe_load: bool = F
     factory = getattr(module, attr, None)
     if factory is None or not callable(factory):
         raise LoadError(f"{target} has no callable {attr!r}")
-    model = factory(**kwargs)
+    try:
+        model = factory(**kwargs)
+    except Exception as err:  # noqa: BLE001 - the user's factory: report it in one line
+        raise LoadError(f"{spec}(**{kwargs!r}) failed: {type(err).__name__}: {_first_line(err)}") from err
     if not isinstance(model, nn.Module):
         raise LoadError(f"{spec}(**kwargs) returned {type(model).__name__}, not an nn.Module")
     return model
@@ -99,7 +130,7 @@ def build_model(spec: str, kwargs_json: str | None = None, unsafe_load: bool = F
 
 def load_checkpoint(model: nn.Module, path: str, key: str | None = None, unsafe_load: bool = False) -> None:
     """Load a state dict (or a dict holding one under `key` / a usual key) into `model`, strictly."""
-    state = _torch_load(path, unsafe_load)
+    state = _torch_load(path, unsafe_load, "checkpoint")
     if key:
         if not isinstance(state, dict) or key not in state:
             raise LoadError(f"checkpoint {path} has no key {key!r}")
@@ -132,11 +163,16 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 
 def load_input(path: str) -> torch.Tensor:
+    if not os.path.isfile(path):
+        raise LoadError(f"input file {path} not found")
     if path.endswith(".npy"):
         import numpy as np
 
-        return torch.from_numpy(np.load(path)).float()
-    obj = torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            return torch.from_numpy(np.load(path)).float()
+        except (ValueError, OSError) as err:
+            raise LoadError(f"cannot read {path} as a .npy array: {_first_line(err)}") from err
+    obj = _torch_load(path, False, "input file")
     if not isinstance(obj, torch.Tensor):
         raise LoadError(f"{path} holds a {type(obj).__name__}, not a tensor")
     return obj.float()

@@ -16,6 +16,8 @@ class ExportReport:
     opset: int = 0
     ir_version: int = 0
     seconds: float = 0.0
+    axes: Optional[object] = None                       # trace.Axes: which input axes are symbolic
+    input_names: list = field(default_factory=list)     # the ONNX graph's input names
 
     @property
     def converted_paths(self) -> list[str]:
@@ -34,12 +36,15 @@ class ExportReport:
         lines.append(f"  converted {len(self.converted)} spectral layer(s):")
         for c in self.converted:
             lines.append(f"    {c.path or '<root>'}: {c.source_class} [{c.family}] modes_low={c.modes_low} "
-                         f"modes_high={c.modes_high} norm={c.norm} separable={c.separable} bias={c.bias} "
-                         f"(layer check rel err {c.layer_rel_err:.2g})" + (f", called {c.calls}x" if c.calls > 1 else ""))
+                         f"modes_high={c.modes_high} norm={c.norm} separable={c.separable} bias={c.bias}"
+                         + (f" output_size={c.output_size}" if c.output_size else "")
+                         + f" (layer check rel err {c.layer_rel_err:.2g})" + (f", called {c.calls}x" if c.calls > 1 else ""))
         total = sum(self.node_counts.values())
         counts = ", ".join(f"{k.split('::')[-1] if k.startswith('::') else k} x{n}"
                            for k, n in sorted(self.node_counts.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"  ONNX nodes: {total} ({counts})")
+        if self.axes is not None:
+            lines.append("  " + self.axes.describe(self.input_names))
         if self.validation is not None:
             lines.append("  " + self.validation.summary())
         else:

@@ -19,6 +19,7 @@ reported, not rewritten.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -418,14 +419,32 @@ def _feeds(model, input_shapes: Optional[dict], rng) -> dict:
     return feeds
 
 
+def _as_model(model_or_path):
+    """A ModelProto from a ModelProto, a path (str / PathLike) or the serialized model (bytes)."""
+    import onnx
+
+    if isinstance(model_or_path, onnx.ModelProto):
+        return model_or_path
+    if isinstance(model_or_path, (bytes, bytearray, memoryview)):
+        try:
+            return onnx.load_from_string(bytes(model_or_path))
+        except Exception as err:  # noqa: BLE001 - protobuf's DecodeError and friends
+            raise TypeError(f"rewrite() was given {len(model_or_path)} bytes that are not a serialized ONNX "
+                            f"model ({type(err).__name__}); pass a path, an onnx.ModelProto or "
+                            "model.SerializeToString()") from err
+    if isinstance(model_or_path, str) or hasattr(model_or_path, "__fspath__"):
+        return onnx.load(os.fspath(model_or_path))
+    raise TypeError(f"rewrite() takes a path, an onnx.ModelProto or serialized model bytes, "
+                    f"got {type(model_or_path).__name__}")
+
+
 def rewrite(model_or_path, out_path: Optional[str] = None, *, input_shapes: Optional[dict] = None,
             rtol: float = 1e-4, seed: int = 0, verbose: bool = True):
     """Rewrite DFT-based spectral convolutions into SpectralConv nodes. Returns (model, RewriteReport);
     saves to `out_path` if given. Raises RewriteError if the result does not match the original."""
     import onnx
 
-    model = onnx.load(model_or_path) if isinstance(model_or_path, (str, bytes)) or hasattr(model_or_path, "__fspath__") \
-        else model_or_path
+    model = _as_model(model_or_path)
     rng = np.random.default_rng(seed)
     report = RewriteReport()
     g = _Graph(model)

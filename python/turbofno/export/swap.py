@@ -13,6 +13,7 @@ Works on a copy made by the caller. Steps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import torch
 from torch import nn
@@ -35,6 +36,8 @@ class ConvertedLayer:
     bias: bool
     layer_rel_err: float = float("nan")   # worst relative L2 error of the layer check
     calls: int = 1                        # times the model calls it (shared layers: one node per call)
+    output_size: Optional[list] = None    # fixed output spatial size of a resampling layer (None: the input's)
+    fixed_size_reason: str = ""           # why the node is right only at the example's spatial size
 
 
 @dataclass
@@ -106,14 +109,17 @@ def _context(path, module, record: _Calls) -> LayerContext:
         raise ConversionError(path, module, "its input is not a [N, C, spatial...] tensor")
     if x.is_complex():
         raise ConversionError(path, module, "its input is complex-valued; the op is real-to-real")
+    pairs = []   # (input spatial, output spatial) of every call
     for (a, k), out in zip(record.inputs, record.outputs):
         xin = _first_tensor(a, k)
         if not isinstance(out, torch.Tensor):
             raise ConversionError(path, module, f"it returns {type(out).__name__}, not one tensor")
-        if tuple(out.shape[2:]) != tuple(xin.shape[2:]):
-            raise ConversionError(path, module, f"its output resolution {tuple(out.shape[2:])} differs from its input's "
-                                  f"{tuple(xin.shape[2:])} (resolution scaling / output_shape); the op keeps it")
-    return LayerContext(path=path, input_shape=tuple(x.shape))
+        pairs.append((tuple(xin.shape[2:]), tuple(out.shape[2:])))
+    resampling = [p for p in pairs if p[0] != p[1]]
+    if resampling and len(set(pairs)) > 1:
+        raise ConversionError(path, module, f"it changes the resolution and is called with different sizes "
+                              f"{sorted(set(pairs))}; one node has one output size -- give each call its own layer")
+    return LayerContext(path=path, input_shape=tuple(x.shape), output_spatial=pairs[0][1] if resampling else None)
 
 
 def convert_layers(model: nn.Module, example_inputs: tuple, *, layer_rtol: float = 1e-5):
@@ -146,8 +152,13 @@ def convert_layers(model: nn.Module, example_inputs: tuple, *, layer_rtol: float
                 except (ValueError, RuntimeError, TypeError) as err:
                     raise ConversionError(path, module, f"converted layer failed on the recorded input: {err}") from err
                 if tuple(got.shape) != tuple(expected.shape):
+                    why = ""
+                    if ctx.resamples:
+                        why = (f"; the original changes the resolution {ctx.spatial_shape} -> "
+                               f"{ctx.output_spatial_shape} and the '{family}' converter does not (a converter "
+                               "expresses that with TurboSpectralConv(..., output_size=ctx.output_spatial_shape))")
                     raise ConversionError(path, module, f"converted layer returns shape {tuple(got.shape)}, "
-                                          f"the original {tuple(expected.shape)}")
+                                          f"the original {tuple(expected.shape)}{why}")
                 worst = max(worst, _rel_l2(got, expected))
         if not worst <= layer_rtol:
             raise ConversionError(path, module, f"converted layer does not reproduce the original forward "
@@ -159,7 +170,9 @@ def convert_layers(model: nn.Module, example_inputs: tuple, *, layer_rtol: float
             path=path, source_class=class_name(module), family=family, input_shape=ctx.input_shape,
             modes_low=list(info.modes_low) if info else [], modes_high=list(info.modes_high) if info else [],
             norm=info.norm if info else -1, separable=info.separable if info else 0,
-            bias=(info.bias is not None) if info else False, layer_rel_err=worst, calls=len(record.inputs)))
+            bias=(info.bias is not None) if info else False, layer_rel_err=worst, calls=len(record.inputs),
+            output_size=list(info.output_size) if info is not None and info.output_size is not None else None,
+            fixed_size_reason=getattr(new, "fixed_size_reason", "")))
     return model, reference, converted
 
 

@@ -30,11 +30,14 @@ def kept_indices(size: int, low: int, high: int, last_axis: bool) -> list[int]:
 
 
 def check_args(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
-               modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int) -> None:
+               modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int,
+               output_size: Optional[Sequence[int]] = None) -> None:
     """The validation rules of docs/op.md, raised as ValueError (the reference must never crash)."""
     d = len(modes_low)
     if d not in (1, 2, 3) or len(modes_high) != d:
         raise ValueError(f"modes_low/modes_high must both have length 1..3, got {list(modes_low)} / {list(modes_high)}")
+    if output_size is not None and (len(output_size) != d or any(int(t) < 1 for t in output_size)):
+        raise ValueError(f"output_size must have {d} entries >= 1 (or be None), got {list(output_size)}")
     if x.dim() != d + 2:
         raise ValueError(f"x must have rank {d + 2} for {d} spatial axes, got shape {tuple(x.shape)}")
     if weight.dim() != d + 3 or weight.shape[-1] != 2:
@@ -68,9 +71,10 @@ def check_args(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tenso
 
 def spectral_conv_reference(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
                             modes_low: Sequence[int], modes_high: Sequence[int],
-                            norm: int = 0, separable: int = 0) -> torch.Tensor:
+                            norm: int = 0, separable: int = 0,
+                            output_size: Optional[Sequence[int]] = None) -> torch.Tensor:
     """PyTorch reference of docs/op.md. Computes in float32 (float64 for float64 inputs)."""
-    check_args(x, weight, bias, modes_low, modes_high, norm, separable)
+    check_args(x, weight, bias, modes_low, modes_high, norm, separable, output_size)
     d = len(modes_low)
     dims = tuple(range(-d, 0))
     sizes = tuple(x.shape[-d:])
@@ -91,7 +95,8 @@ def spectral_conv_reference(x: torch.Tensor, weight: torch.Tensor, bias: Optiona
         mixed = torch.einsum("ni...,io...->no...", kept, w)
     out_spec = spec.new_zeros((x.shape[0], mixed.shape[1], *spec.shape[2:]))
     out_spec[(slice(None), slice(None), *index)] = mixed
-    y = torch.fft.irfftn(out_spec, s=sizes, dim=dims, norm=norm_name)
+    out_sizes = sizes if output_size is None else tuple(int(t) for t in output_size)
+    y = torch.fft.irfftn(out_spec, s=out_sizes, dim=dims, norm=norm_name)
     if bias is not None:
         y = y + bias.to(compute).view(-1, *([1] * d))
     return y.to(x.dtype)
@@ -99,14 +104,16 @@ def spectral_conv_reference(x: torch.Tensor, weight: torch.Tensor, bias: Optiona
 
 @torch.library.custom_op("turbofno::spectral_conv", mutates_args=())
 def spectral_conv(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
-                  modes_low: list[int], modes_high: list[int], norm: int, separable: int) -> torch.Tensor:
-    return spectral_conv_reference(x, weight, bias, modes_low, modes_high, norm, separable)
+                  modes_low: list[int], modes_high: list[int], norm: int, separable: int,
+                  output_size: Optional[list[int]] = None) -> torch.Tensor:
+    return spectral_conv_reference(x, weight, bias, modes_low, modes_high, norm, separable, output_size)
 
 
 @spectral_conv.register_fake
-def _spectral_conv_fake(x, weight, bias, modes_low, modes_high, norm, separable):
+def _spectral_conv_fake(x, weight, bias, modes_low, modes_high, norm, separable, output_size=None):
     cout = x.shape[1] if separable else weight.shape[1]
-    return x.new_empty((x.shape[0], cout, *x.shape[2:]))
+    spatial = x.shape[2:] if output_size is None else tuple(output_size)
+    return x.new_empty((x.shape[0], cout, *spatial))
 
 
 @functools.lru_cache(maxsize=None)
@@ -132,13 +139,14 @@ def _op_schema():
             attr(_names.ATTR_MODES_HIGH, kind.INTS, "q_j per axis"),
             attr(_names.ATTR_NORM, kind.INT, "0 backward, 1 forward, 2 ortho", required=False),
             attr(_names.ATTR_SEPARABLE, kind.INT, "1: depthwise weight", required=False),
+            attr(_names.ATTR_OUTPUT_SIZE, kind.INTS, "output spatial size (absent: the input's)", required=False),
             attr(_names.ATTR_PLUGIN_VERSION, kind.STRING, "TensorRT plugin version", required=False),
             attr(_names.ATTR_PLUGIN_NAMESPACE, kind.STRING, "TensorRT plugin namespace", required=False),
         ],
     )
 
 
-def _onnx_spectral_conv(x, weight, bias, modes_low, modes_high, norm, separable):
+def _onnx_spectral_conv(x, weight, bias, modes_low, modes_high, norm, separable, output_size=None):
     """onnxscript translation: one ai.turbofno::SpectralConv node (runs in onnxscript's tracing mode)."""
     import onnxscript
 
@@ -153,6 +161,8 @@ def _onnx_spectral_conv(x, weight, bias, modes_low, modes_high, norm, separable)
         _names.ATTR_PLUGIN_VERSION: _names.PLUGIN_VERSION,
         _names.ATTR_PLUGIN_NAMESPACE: _names.PLUGIN_NAMESPACE,
     }
+    if output_size is not None:  # absent: same size as the input (v1 nodes are unchanged)
+        attrs[_names.ATTR_OUTPUT_SIZE] = [int(v) for v in output_size]
     return op(*inputs, **attrs)
 
 

@@ -1,7 +1,7 @@
 """Post-export check: run the ONNX file in ONNX Runtime with our op library, compare with PyTorch."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -15,11 +15,41 @@ class ValidationResult:
     batch_checked: list     # batch sizes run through ORT
     passed: bool
     providers: list
+    spatial_checked: list = field(default_factory=list)   # spatial shapes of input 0 run through ORT
 
     def summary(self) -> str:
         verdict = "ok" if self.passed else "FAILED"
+        sizes = " and spatial " + ", ".join("x".join(map(str, s)) for s in self.spatial_checked) \
+            if len(self.spatial_checked) > 1 else ""
         return (f"ORT vs PyTorch: max abs err {self.max_abs_err:.3g}, relative L2 err {self.rel_l2_err:.3g} "
-                f"(tolerance {self.rtol:g}) on batch {self.batch_checked} -> {verdict}")
+                f"(tolerance {self.rtol:g}) on batch {self.batch_checked}{sizes} -> {verdict}")
+
+    def merge(self, other: "ValidationResult") -> "ValidationResult":
+        """Both checks together: worst errors, every batch and size tried, passed only if both passed."""
+        return ValidationResult(
+            max_abs_err=max(self.max_abs_err, other.max_abs_err), rel_l2_err=max(self.rel_l2_err, other.rel_l2_err),
+            rtol=self.rtol, batch_checked=sorted(set(self.batch_checked + other.batch_checked)),
+            passed=self.passed and other.passed, providers=self.providers,
+            spatial_checked=self.spatial_checked + [s for s in other.spatial_checked if s not in self.spatial_checked])
+
+
+def probe_size(size: int, last: bool) -> int:
+    """A second spatial size for the validation: about 1.5x; parity kept, except the last axis (flipped),
+    so that an odd last axis and non-square shapes are exercised."""
+    return size + 2 * max(1, size // 4) + (1 if last else 0)
+
+
+def probe_inputs(inputs, dynamic_axes) -> tuple:
+    """Random normal inputs whose symbolic non-batch axes have probe sizes (same for equal sizes)."""
+    import torch
+
+    g = torch.Generator().manual_seed(4321)
+    out = []
+    for x, axes in zip(inputs, dynamic_axes):
+        spatial = [a for a in axes if a != 0]
+        shape = [probe_size(s, a == x.dim() - 1) if a in spatial else s for a, s in enumerate(x.shape)]
+        out.append(torch.randn(shape, generator=g, dtype=x.dtype))
+    return tuple(out)
 
 
 def make_session(path: str, providers: Sequence[str] | None = None):
@@ -64,4 +94,5 @@ def check_onnx(path: str, inputs: Sequence[np.ndarray], expected: Sequence[np.nd
         max_abs, rel = max(max_abs, m2), max(rel, r2)
         batches.append(2 * batches[0])
     return ValidationResult(max_abs_err=max_abs, rel_l2_err=rel, rtol=rtol, batch_checked=batches,
-                            passed=bool(rel <= rtol), providers=list(session.get_providers()))
+                            passed=bool(rel <= rtol), providers=list(session.get_providers()),
+                            spatial_checked=[list(np.shape(inputs[0])[2:])] if inputs else [])

@@ -24,10 +24,20 @@ from turbofno.export.module import TurboSpectralConv
 class LayerContext:
     path: str                       # dotted module path inside the model ("fno_blocks.convs.0")
     input_shape: tuple[int, ...]    # [N, C, S_1..S_d] of the layer's input on the example input
+    output_spatial: Optional[tuple[int, ...]] = None   # [T_1..T_d] of its output; None: same as input
 
     @property
     def spatial_shape(self) -> tuple[int, ...]:
         return tuple(self.input_shape[2:])
+
+    @property
+    def output_spatial_shape(self) -> tuple[int, ...]:
+        return self.spatial_shape if self.output_spatial is None else tuple(self.output_spatial)
+
+    @property
+    def resamples(self) -> bool:
+        """True when the layer's output spatial size differs from its input's (resolution scaling)."""
+        return self.output_spatial_shape != self.spatial_shape
 
 
 Converter = Callable[[nn.Module, LayerContext], nn.Module]

@@ -107,5 +107,11 @@ def convert_corners(module, ctx, combine: str) -> TurboSpectralConv:
     bias = getattr(module, "bias", None)
     if isinstance(bias, torch.Tensor):
         raise ValueError("has a `bias` tensor; the classic corner-block layer has none, so its forward is unknown")
-    return TurboSpectralConv(weight, None, lows, highs, norm="backward", separable=False,
-                             source=f"{type(module).__module__}.{type(module).__qualname__}")
+    new = TurboSpectralConv(weight, None, lows, highs, norm="backward", separable=False,
+                            source=f"{type(module).__module__}.{type(module).__qualname__}")
+    spatial = list(ctx.spatial_shape)
+    overlap = [j for j in range(d - 1) if 2 * modes[j] > spatial[j]]
+    if overlap or modes[-1] > spatial[-1] // 2 + 1:
+        new.fixed_size_reason = (f"its corner blocks overlap or are clipped at the example's size {spatial} "
+                                 f"(modes {modes}), so the kept modes change with the input size")
+    return new

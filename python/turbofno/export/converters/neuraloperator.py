@@ -13,14 +13,19 @@ What its forward does (neuralop 2.0.0), and how it maps onto the op:
   op's layout that is p = ceil(K/2), q = floor(K/2), and the weight is un-shifted by
   `ifftshift` (entry m of ours = entry (m + K//2) mod K of theirs).
 - Along the last axis the first K entries: p = K, q = 0.
-- bias `[Cout, 1, .., 1]` is added after `irfftn(s=input size)`.
+- bias `[Cout, 1, .., 1]` is added after `irfftn(s=mode_sizes)`, where mode_sizes is the input size,
+  or `output_shape` / `round(S * resolution_scaling_factor)` (UNO, resampling layers). The spectrum
+  stays in the input's layout and torch cuts or zero-pads it at the end of each axis: exactly the
+  op's `output_size` semantics (docs/op.md), so such a layer is one node with `output_size`. Its skip
+  path (`transform`) is resampled by neuralop's `resample` (F.interpolate for d = 1, 2), reproduced by
+  `NeuralopTurboSpectralConv.transform`.
 
 Odd input sizes on a non-last axis (d > 1) are rejected: neuralop 2.0.0 undoes the fftshift with a
 second `fftshift` (not `ifftshift`), which for odd S_j puts every output frequency one bin off;
 the result is not a spectral convolution.
 
-Also not expressible, and rejected: complex_data, fno_block_precision other than "full", resolution
-scaling (output size != input size), and windows wider than the spectrum.
+Also not expressible, and rejected: complex_data, fno_block_precision other than "full", windows
+wider than the spectrum, and 3D resampling layers (their skip paths use an FFT interpolation).
 """
 from __future__ import annotations
 
@@ -29,6 +34,19 @@ import torch
 from turbofno.export.module import TurboSpectralConv
 
 _NORMS = ("backward", "forward", "ortho")
+
+
+class NeuralopTurboSpectralConv(TurboSpectralConv):
+    """A converted neuraloperator SpectralConv: the node, plus neuralop's skip-path `transform`."""
+
+    def transform(self, x: torch.Tensor, output_shape=None) -> torch.Tensor:
+        self._check_output_shape(x, output_shape)
+        out_shape = self.output_spatial(x)
+        if out_shape == list(x.shape[2:]):
+            return x
+        from neuralop.layers.resample import resample  # what neuralop's own transform calls
+
+        return resample(x, 1.0, list(range(2, x.ndim)), output_shape=out_shape)
 
 
 def _is_neuralop_spectral_conv(cls) -> bool:
@@ -70,9 +88,6 @@ def convert(module, ctx) -> TurboSpectralConv:
     precision = getattr(module, "fno_block_precision", "full")
     if precision != "full":
         raise ValueError(f"fno_block_precision={precision!r}; only 'full' is supported (export in float32)")
-    scaling = getattr(module, "resolution_scaling_factor", None)
-    if scaling is not None and any(float(f) != 1.0 for f in scaling):
-        raise ValueError(f"resolution_scaling_factor={scaling} changes the output resolution; the op keeps it")
     norm = module.fft_norm
     if norm not in _NORMS:
         raise ValueError(f"fft_norm={norm!r} is not one of {_NORMS}")
@@ -88,7 +103,16 @@ def convert(module, ctx) -> TurboSpectralConv:
             "a second fftshift (not ifftshift), which moves the output spectrum by one frequency on odd-sized "
             "non-last axes; that is not a spectral convolution the op can express. Export at an even size on "
             "all axes but the last (odd mode counts and an odd last axis are fine)")
+    if d == 3 and ctx.resamples:
+        raise ValueError(
+            f"it changes the resolution {list(ctx.spatial_shape)} -> {list(ctx.output_spatial_shape)} in 3D, where "
+            "neuraloperator resamples the skip paths with an FFT interpolation (neuralop.layers.resample) that "
+            "re-anchors both spectrum corners at the output's ends: not the op's output_size semantics, so that "
+            "part cannot be exported. Export 3D models without resolution scaling (1D/2D UNO export, their skip "
+            "paths use F.interpolate)")
     weight = _window(module, _dense_weight(module), spatial)
+    fft_size = spatial[:-1] + [spatial[-1] // 2 + 1]
+    clipped = [j for j, (n, f) in enumerate(zip(module.n_modes, fft_size)) if n > f]
     if module.separable:
         weight = weight.unsqueeze(1)                       # [C, 1, K_1..K_d]
     kept = list(weight.shape[2:])
@@ -105,6 +129,11 @@ def convert(module, ctx) -> TurboSpectralConv:
     bias = None
     if module.bias is not None:
         bias = module.bias.detach().to(torch.float32).reshape(-1)
-    return TurboSpectralConv(torch.view_as_real(weight.contiguous()).to(torch.float32), bias, lows, highs,
-                             norm=norm, separable=bool(module.separable),
-                             source=f"{type(module).__module__}.{type(module).__qualname__}")
+    new = NeuralopTurboSpectralConv(torch.view_as_real(weight.contiguous()).to(torch.float32), bias, lows, highs,
+                                    norm=norm, separable=bool(module.separable),
+                                    source=f"{type(module).__module__}.{type(module).__qualname__}",
+                                    output_size=list(ctx.output_spatial_shape) if ctx.resamples else None)
+    if clipped:
+        new.fixed_size_reason = (f"its n_modes {list(module.n_modes)} exceed the example's spectrum {fft_size} on "
+                                 f"axes {clipped}, so neuraloperator keeps more modes at larger sizes")
+    return new
