@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             const int kk = ka0 + r * (kPassThreads / BM);
             const int k = k0 + kk;
             float2 w = make_float2(0.f, 0.f);
-            if (mOk && k < kEnd) {
+            if (mOk && k < kEnd && passMap(k, p.kP, p.kOff) < p.kLimit) {
                 w = unitRoot(phase[r], p.S);
                 if (!p.inverse) w.y = -w.y;
                 if constexpr (KIND == PassKind::kC2R) {

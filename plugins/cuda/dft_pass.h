@@ -35,6 +35,7 @@ struct DftPass {
     // block ending at S - 1; identity when p >= the range).
     int mP = 0, mOff = 0;
     int kP = 0, kOff = 0;
+    int kLimit = 0x7fffffff;  // columns whose mapped index is >= this contribute nothing (resampling)
     int inverse = 0;          // 0: e^{-i ...} (forward), 1: e^{+i ...}
     int kPerSplit = 1;        // k range of one blockIdx.z; gridDim.z = ceil(K / kPerSplit)
     int32_t cSplitStride = 0; // elements between the partial results of two splits

@@ -13,7 +13,6 @@ cudaError_t launchCuda(const SpectralConvParams& params, void* workspace, size_t
     const SpectralConvShape& shape = params.shape;
     if (shape.rank < 1 || shape.rank > kMaxRank || !params.x || !params.weight || !params.y) return cudaErrorInvalidValue;
     if (shape.hasBias && !params.bias) return cudaErrorInvalidValue;
-    if (resamples(shape)) return cudaErrorNotSupported;  // output_size != input size: CPU kernel only, for now
     const cuda::Plan plan = cuda::makePlan(shape, &params.attrs);
     if (!plan.supported) return cudaErrorNotSupported;
     if (workspaceBytes < plan.workspaceBytes || (plan.workspaceBytes > 0 && !workspace)) return cudaErrorInvalidValue;

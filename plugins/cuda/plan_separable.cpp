@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 
 namespace turbofno {
@@ -71,18 +72,21 @@ int passTileM(PassKind kind, int M) {
     return t;
 }
 
-SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t* modesLow) {
+SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
+    const int32_t* modesLow = attrs ? attrs->modesLow : nullptr;
     SeparablePlan sp;
     const int d = shape.rank;
     if (d < 1 || d > core::kMaxRank) {
         sp.whyNot = "spatial rank must be 1, 2 or 3";
         return sp;
     }
-    int64_t S[core::kMaxRank] = {1, 1, 1}, K[core::kMaxRank] = {1, 1, 1};
+    int64_t S[core::kMaxRank] = {1, 1, 1}, K[core::kMaxRank] = {1, 1, 1}, T[core::kMaxRank] = {1, 1, 1};
     for (int j = 0; j < d; ++j) {
         S[j] = shape.spatial[j];
         K[j] = shape.kept[j];
+        T[j] = core::outSize(shape, j);
     }
+    const int64_t Td = T[d - 1];
     const int64_t Sd = S[d - 1], kd = K[d - 1];
     const int64_t L0 = shape.batch * shape.inChannels, L1 = shape.batch * shape.outChannels;
     const int64_t specInElems = L0 * prod(K, 0, d), specOutElems = L1 * prod(K, 0, d);
@@ -119,37 +123,43 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
         inner *= K[j];
     }
 
-    // ---- inverse: each leading axis from the outermost in, then C2R along the last axis ----
+    // ---- inverse at the output size T: each leading axis from the outermost in, then C2R along the
+    // last axis. A kept entry at spectrum index f contributes e^{+2 pi i f t / T_j} and is dropped
+    // when f >= T_j (kLimit); the last axis reads bins 0..T_d/2 only (docs/op.md "Output size"). ----
     Buffer prev = Buffer::kSpecOut;
     for (int j = 0; j <= d - 2; ++j) {
-        const int64_t outer = L1 * prod(S, 0, j), in = prod(K, j + 1, d);
+        const int64_t outer = L1 * prod(T, 0, j), in = prod(K, j + 1, d);
         PassStep& st = sp.inv[sp.nInv++];
         st.kind = PassKind::kC2C;
-        st.pass = basePass(static_cast<int>(S[j]), static_cast<int>(K[j]), outer * in, S[j]);
+        st.pass = basePass(static_cast<int>(T[j]), static_cast<int>(K[j]), outer * in, T[j]);
         st.pass.kP = modesLow ? modesLow[j] : static_cast<int>(K[j]);
         st.pass.kOff = static_cast<int>(S[j] - K[j]);
+        st.pass.kLimit = static_cast<int>(T[j]);
         st.pass.inverse = 1;
         st.pass.b = view(in, K[j] * in, 1, in);
-        st.pass.c = view(in, S[j] * in, 1, in);
+        st.pass.c = view(in, T[j] * in, 1, in);
         st.src = prev;
         st.dst = prev == Buffer::kA ? Buffer::kB : Buffer::kA;
-        bufs.need(st.dst, outer * S[j] * in);
+        bufs.need(st.dst, outer * T[j] * in);
         prev = st.dst;
     }
     {
-        const int64_t lines = L1 * prod(S, 0, d - 1);
+        const int64_t lines = L1 * prod(T, 0, d - 1);
         PassStep& st = sp.inv[sp.nInv++];
         st.kind = PassKind::kC2R;
-        // rows t = 0..S/2, each also writing y[S - t] (dft_pass.cuh)
-        st.pass = basePass(static_cast<int>(Sd / 2 + 1), static_cast<int>(kd), lines, Sd);
+        // rows t = 0..T/2, each also writing y[T - t] (dft_pass.cuh)
+        st.pass = basePass(static_cast<int>(Td / 2 + 1), static_cast<int>(std::min(kd, Td / 2 + 1)), lines, Td);
         st.pass.inverse = 1;
         st.pass.bKContig = 1;
         st.pass.mFast = 1;
         st.pass.b = view(lines, 0, kd, 1);
-        st.pass.c = view(lines, 0, Sd, 1);
-        st.pass.scale = static_cast<float>(1.0 / static_cast<double>(prod(S, 0, d)));
-        st.pass.nyquist = Sd % 2 == 0 ? static_cast<int>(Sd / 2) : -1;
-        st.pass.biasDiv = static_cast<int32_t>(prod(S, 0, d - 1));
+        st.pass.c = view(lines, 0, Td, 1);
+        // forward scale from S, inverse from T (norm matters only when they differ)
+        const double pS = static_cast<double>(prod(S, 0, d)), pT = static_cast<double>(prod(T, 0, d));
+        const int norm = attrs ? static_cast<int>(attrs->norm) : 0;
+        st.pass.scale = static_cast<float>(norm == 1 ? 1.0 / pS : (norm == 2 ? 1.0 / std::sqrt(pS * pT) : 1.0 / pT));
+        st.pass.nyquist = Td % 2 == 0 ? static_cast<int>(Td / 2) : -1;
+        st.pass.biasDiv = static_cast<int32_t>(prod(T, 0, d - 1));
         st.pass.biasMod = static_cast<int>(shape.outChannels);
         st.src = prev;
         st.dst = Buffer::kY;
@@ -186,7 +196,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t*
     // the grid is (column tiles, row tiles, splits) ----
     sp.supported = true;
     constexpr int64_t kMaxElems = (int64_t{1} << 31) - (int64_t{1} << 16);
-    const int64_t xElems = L0 * prod(S, 0, d), yElems = L1 * prod(S, 0, d);
+    const int64_t xElems = L0 * prod(S, 0, d), yElems = L1 * prod(T, 0, d);
     if (std::max({xElems, yElems, bufs.a, bufs.b, specInElems * sp.split, specOutElems}) > kMaxElems) {
         sp.supported = false;
         sp.whyNot = "a tensor or intermediate spectrum of the CUDA kernel would exceed 2^31 elements";

@@ -35,9 +35,10 @@ struct SeparablePlan {
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
 
-// The plan for a validated shape; `modesLow` may be null (sizes only: twiddle maps then assume all
-// leading modes are low, which changes no size).
-SeparablePlan planSeparable(const core::SpectralConvShape& shape, const int32_t* modesLow);
+// The plan for a validated shape; `attrs` may be null (sizes only: twiddle maps then assume all
+// leading modes are low and the scale is that of norm = backward, which changes no size).
+// Resampling layers (output size T != S, docs/op.md "Output size") run their inverse passes at T.
+SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs);
 
 // Workspace bytes of planSeparable(shape): a product of sizes per buffer, hence monotone.
 size_t separableWorkspaceBytes(const core::SpectralConvShape& shape);

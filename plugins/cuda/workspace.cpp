@@ -16,10 +16,6 @@ size_t cudaWorkspaceBound(const SpectralConvShape& maxShape, DataType /*dtype*/)
 }
 
 Status cudaCheckSupported(const SpectralConvShape& shape, DataType /*dtype*/) {
-    if (resamples(shape)) {
-        return Status::error("output_size differs from the input's spatial size (a resampling layer); the CUDA kernel "
-                             "does not implement that yet: run this node on the CPU execution provider");
-    }
     const cuda::Plan plan = cuda::makePlan(shape, nullptr);
     if (plan.supported) return Status::success();
     return Status::error(plan.whyNot);

@@ -3,6 +3,7 @@
 // strides), the split of the last forward pass, the support check, and that the workspace bound is
 // monotone and covers every smaller shape (random shapes; seed from TURBOFNO_TEST_SEED, printed).
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -124,6 +125,29 @@ void testChoice() {
     expect(cuda::passTileM(PassKind::kC2C, 24) == 32 && cuda::passTileM(PassKind::kC2C, 200) == 64, "complex passes: up to 64 rows");
 }
 
+// Resampling (output size T != S): the inverse passes run at T, bins the output cannot hold are
+// dropped, the fused plane is not used, and the scale follows the norm.
+void testResampling() {
+    core::SpectralConvShape s = makeShape({24, 20}, {9, 6});
+    s.outSpatial[0] = 12;
+    s.outSpatial[1] = 9;
+    core::SpectralConvAttrs a;
+    a.rank = 2;
+    a.modesLow[0] = 5;
+    a.modesLow[1] = 6;
+    a.modesHigh[0] = 4;
+    a.norm = core::FftNorm::kOrtho;
+    const cuda::Plan plan = cuda::makePlan(s, &a);
+    expect(plan.supported && !plan.fusedSupported && plan.algo == cuda::Algorithm::kSeparable, "resampling: separable only");
+    const cuda::SeparablePlan& sp = plan.sep;
+    expect(sp.inv[0].pass.M == 12 && sp.inv[0].pass.S == 12 && sp.inv[0].pass.kLimit == 12 && sp.inv[0].pass.kOff == 24 - 9,
+           "resampling: leading inverse at T_1, spectrum indices kept, f >= T_1 dropped");
+    expect(sp.inv[1].pass.M == 9 / 2 + 1 && sp.inv[1].pass.K == 5 && sp.inv[1].pass.S == 9 && sp.inv[1].pass.nyquist == -1,
+           "resampling: C2R at T_2 = 9 reads bins 0..4 only");
+    expect(std::abs(sp.inv[1].pass.scale - static_cast<float>(1.0 / std::sqrt(24.0 * 20 * 12 * 9))) < 1e-9f, "resampling: ortho scale");
+    expect(sp.inv[1].pass.c.innerStride == 9 && sp.inv[1].pass.biasDiv == 12, "resampling: y rows of length T_2");
+}
+
 void testChains() {
     checkChain(makeShape({37}, {7}));
     checkChain(makeShape({65536}, {64}, 4, 32, 32));
@@ -189,6 +213,7 @@ int main() {
     std::mt19937_64 rng(seed);
     testChoice();
     testChains();
+    testResampling();
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;

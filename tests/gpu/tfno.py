@@ -17,7 +17,8 @@ def lib():
         path = os.environ.get("TFNO_CAPI", str(Path(__file__).resolve().parents[2] / "build-gpu" / "libtfno_capi.so"))
         _lib = ctypes.CDLL(path)
         _lib.tfno_create.restype = ctypes.c_void_p
-        _lib.tfno_create.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int] * 3 + [ctypes.c_char_p, ctypes.c_int]
+        _lib.tfno_create.argtypes = ([ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int] * 3 +
+                                     [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int])
         _lib.tfno_workspace_bytes.restype = ctypes.c_size_t
         _lib.tfno_workspace_bytes.argtypes = [ctypes.c_void_p]
         _lib.tfno_launch.restype = ctypes.c_int
@@ -47,14 +48,15 @@ def _i32(vals):
 
 
 class Layer:
-    """One validated layer: Layer(x_shape, w_shape, has_bias, low, high, ...)(x, w, b, y)."""
+    """One validated layer: Layer(x_shape, w_shape, has_bias, low, high, ...)(x, w, b, y).
+    output_size: the op's output_size attribute (a resampling layer), or None."""
 
-    def __init__(self, x_shape, w_shape, has_bias, low, high, norm=0, separable=0, dtype=torch.float32):
+    def __init__(self, x_shape, w_shape, has_bias, low, high, norm=0, separable=0, dtype=torch.float32, output_size=None):
         self.keep = [_i64(list(x_shape)), _i64(list(w_shape)), _i64([x_shape[1] if separable else w_shape[1]]),
-                     _i32(list(low)), _i32(list(high))]
+                     _i32(list(low)), _i32(list(high)), _i32(list(output_size)) if output_size else None]
         err = ctypes.create_string_buffer(512)
         self.h = lib().tfno_create(len(low), self.keep[0], self.keep[1], self.keep[2] if has_bias else None,
-                                   self.keep[3], self.keep[4], norm, separable, _DTYPES[dtype], err, 512)
+                                   self.keep[3], self.keep[4], norm, separable, _DTYPES[dtype], self.keep[5], err, 512)
         if not self.h:
             raise ValueError(err.value.decode())
         self.ws_bytes = lib().tfno_workspace_bytes(self.h)

@@ -26,14 +26,17 @@ void setError(char* err, int len, const std::string& msg) {
 extern "C" {
 
 // Validates the call exactly as the adapters do; returns a handle (nullptr and a message on error).
+// outsize: the output_size attribute (d values) or nullptr (output size = input size).
 void* tfno_create(int d, const int64_t* xdims, const int64_t* wdims, const int64_t* bdims, const int32_t* low,
-                  const int32_t* high, int norm, int separable, int dtype, char* err, int errlen) {
+                  const int32_t* high, int norm, int separable, int dtype, const int32_t* outsize, char* err, int errlen) {
     core::SpectralConvAttrs attrs;
     attrs.rank = d;
     for (int j = 0; j < d && j < core::kMaxRank; ++j) {
         attrs.modesLow[j] = low[j];
         attrs.modesHigh[j] = high[j];
+        if (outsize) attrs.outputSize[j] = outsize[j];
     }
+    attrs.outputRank = outsize ? d : 0;
     attrs.norm = static_cast<core::FftNorm>(norm);
     attrs.separable = separable;
     core::Status st = core::validateAttrs(attrs, d, d);

@@ -72,7 +72,17 @@ def to_torch(a, dtype):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
-def one(spatial, low, high, batch, cin, cout, dtype, *, separable=0, bias=True, norm=0, rng):
+# resampling layers (output_size T != S, separable algorithm only): (spatial, low, high, T)
+RESAMPLE = [
+    ((40,), [9], [0], (64,)),                    # 1D up
+    ((41,), [12], [0], (17,)),                   # 1D down, kept bins beyond T/2 dropped
+    ((12, 10), [3, 4], [2, 0], (24, 20)),        # 2D up (high block lands at S - q.. of the longer axis)
+    ((24, 20), [5, 6], [4, 0], (12, 9)),         # 2D down, odd T
+    ((6, 5, 7), [2, 2, 3], [1, 2, 0], (9, 4, 12)),
+]
+
+
+def one(spatial, low, high, batch, cin, cout, dtype, *, separable=0, bias=True, norm=0, rng, output_size=None):
     npdt = NP_OF.get(dtype, np.float32)
     x, w, b = random_case(rng, spatial, low, high, batch=batch, cin=cin, cout=cout, separable=separable, bias=bias,
                           dtype=npdt)
@@ -81,9 +91,10 @@ def one(spatial, low, high, batch, cin, cout, dtype, *, separable=0, bias=True, 
     # reference on exactly the rounded values the kernel sees
     xr, wr = tx.double().cpu().numpy(), tw.double().cpu().numpy()
     br = tb.double().cpu().numpy() if tb is not None else None
-    ref = spectral_conv(xr, wr, br, modes_low=low, modes_high=high, norm=norm, separable=separable)
-    layer = Layer(tx.shape, tw.shape, tb is not None, low, high, norm=norm, separable=separable, dtype=dtype)
-    y = torch.full((batch, cin if separable else cout, *spatial), float("nan"), dtype=dtype, device="cuda")
+    ref = spectral_conv(xr, wr, br, modes_low=low, modes_high=high, norm=norm, separable=separable, output_size=output_size)
+    layer = Layer(tx.shape, tw.shape, tb is not None, low, high, norm=norm, separable=separable, dtype=dtype,
+                  output_size=output_size)
+    y = torch.full((batch, cin if separable else cout, *(output_size or spatial)), float("nan"), dtype=dtype, device="cuda")
     layer.ws.fill_(255)  # poison the workspace too
     layer(tx, tw, tb, y)
     torch.cuda.synchronize()
@@ -132,6 +143,8 @@ def main() -> int:
     if not args.quick:
         layouts.append(dict(separable=0, bias=False, norm=1))
     plan = [(s, dt, lay) for s in SHAPES for dt in dtypes for lay in layouts]
+    plan += [((sp, lo, hi, 2, 3, 4), dt, dict(lay, output_size=t)) for sp, lo, hi, t in RESAMPLE for dt in dtypes
+             for lay in layouts]
     if not args.quick:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
     paths = [p for p in args.paths.split(",") if p]
