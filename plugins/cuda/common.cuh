@@ -78,6 +78,18 @@ __device__ __forceinline__ int addMod(int i, int step, int S) {
     return static_cast<int>(r >= static_cast<unsigned>(S) ? r - static_cast<unsigned>(S) : r);
 }
 
+// The fused layer's activations (docs/op.md; values of core::Activation), torch's formulas.
+__device__ __forceinline__ float applyActivation(float v, int act) {
+    switch (act) {
+        case 1: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));                                // GELU (erf)
+        case 2: return 0.5f * v * (1.f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));  // GELU (tanh)
+        case 3: return fmaxf(v, 0.f);                                                                   // ReLU
+        case 4: return v / (1.f + expf(-v));                                                            // SiLU
+        case 5: return tanhf(v);                                                                        // tanh
+        default: return v;                                                                              // identity
+    }
+}
+
 // Loads one complex weight (re, im adjacent) as float2.
 template <typename T> __device__ __forceinline__ float2 loadComplex(const T* p);
 template <> __device__ __forceinline__ float2 loadComplex<float>(const float* p) {

@@ -224,11 +224,15 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             if (m >= p.M) continue;
             const int off = cBase + m * p.c.rowStride;
             if constexpr (KIND == PassKind::kC2R) {
+                // y[t] (and the mirrored sample y[S - t]) = act(scale * sum + bias [+ skip already in y])
                 T* out = static_cast<T*>(dst);
-                out[off] = fromFloat<T>(fmaf(acc[i][j].x - acc[i][j].y, p.scale, biasV));
-                if (m > 0 && 2 * m != p.S)  // the mirrored sample S - m
-                    out[off + (p.S - 2 * m) * p.c.rowStride] =
-                        fromFloat<T>(fmaf(acc[i][j].x + acc[i][j].y, p.scale, biasV));
+                auto finish = [&](int o, float v) {
+                    v = fmaf(v, p.scale, biasV);
+                    if (p.addY) v += toFloat(out[o]);
+                    out[o] = fromFloat<T>(applyActivation(v, p.activation));
+                };
+                finish(off, acc[i][j].x - acc[i][j].y);
+                if (m > 0 && 2 * m != p.S) finish(off + (p.S - 2 * m) * p.c.rowStride, acc[i][j].x + acc[i][j].y);
             } else {
                 static_cast<float2*>(dst)[off] = acc[i][j];
             }

@@ -48,6 +48,8 @@ struct DftPass {
     int nyquist = -1;
     int32_t biasDiv = 1;
     int biasMod = 1;
+    int addY = 0;             // kC2R: add the value already in y (the fused layer's skip, skip_gemm.cuh)
+    int activation = 0;       // kC2R: core::Activation applied last (0: identity)
     int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
 };
 
