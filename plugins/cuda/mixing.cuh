@@ -25,6 +25,7 @@ namespace cuda {
 // serial load -> store chain per element (and per forward partial) made staging the bulk of the time.
 constexpr int kMixMaxThreads = 256;
 constexpr int kMixOut = 2;        // output channels per thread
+constexpr int kMixMaxBatch = 8;   // register accumulators per output
 constexpr int kMixLoads = 8;      // staged rows per thread per round (loads in flight)
 
 template <typename T>
@@ -86,47 +87,6 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     }
 
     const bool oOk0 = mOk && o0 < g.Cout, oOk1 = mOk && o0 + 1 < g.Cout;
-    if (g.mixDirect) {
-        // Weight-dominated layers (many channels, one spectrum, no partials): no staging, no barriers;
-        // the spectrum (L2-resident) is read straight from global memory beside the weight stream, so
-        // the loads of several input channels are in flight at once.
-        const int nb = nEnd - nBegin;
-        float2 acc[kMixMaxBatch][kMixOut];
-#pragma unroll
-        for (int b = 0; b < kMixMaxBatch; ++b)
-#pragma unroll
-            for (int q = 0; q < kMixOut; ++q) acc[b][q] = make_float2(0.f, 0.f);
-        const float2* xp = specIn + static_cast<size_t>(nBegin) * g.Cin * K + mc;
-        const size_t xBatch = static_cast<size_t>(g.Cin) * K;
-        const T* wp = w + (static_cast<size_t>(min(o0, g.Cout - 1)) * K + mc) * 2;
-        const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;
-        const size_t w1Off = o0 + 1 < g.Cout ? K * 2 : 0;
-#pragma unroll 4
-        for (int ii = 0; ii < g.Cin; ++ii, wp += wStep, xp += K) {
-            const float2 w0 = loadComplex<T>(wp);
-            const float2 w1 = loadComplex<T>(wp + w1Off);
-#pragma unroll
-            for (int b = 0; b < kMixMaxBatch; ++b) {
-                if (b < nb) {
-                    const float2 xv = xp[b * xBatch];
-                    cmac(acc[b][0], xv, w0);
-                    cmac(acc[b][1], xv, w1);
-                }
-            }
-        }
-        if (mOk) {
-#pragma unroll
-            for (int b = 0; b < kMixMaxBatch; ++b) {
-                if (b >= nb) break;
-#pragma unroll
-                for (int q = 0; q < kMixOut; ++q) {
-                    const int o = o0 + q;
-                    if (o < g.Cout) specOut[(static_cast<size_t>(nBegin + b) * g.Cout + o) * K + m] = acc[b][q];
-                }
-            }
-        }
-        return;
-    }
     for (int n0 = nBegin; n0 < nEnd; n0 += g.mixBatch) {  // one step: a block owns one batch chunk
         const int nb = nEnd - n0;
         float2 acc[kMixMaxBatch][kMixOut];

@@ -20,30 +20,7 @@ int modeGroups(int k) {
 size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 
 std::atomic<int> gAlgoOverride{-1};
-std::atomic<int> gMixOverride{-1};
 
-}  // namespace
-
-namespace {
-// Direct (unstaged) dense mixing where the weights are >= 16x the spectrum and there are no partials
-// to sum; fewer warps per block then only cost L2 rereads of the spectrum, so the grid grows to
-// about two blocks per SM while those rereads stay within the weights' bytes.
-void planMixVariant(Plan& plan) {
-    Geometry& g = plan.g;
-    const size_t specBytes = static_cast<size_t>(g.N) * g.Cin * g.Kall * 8;
-    const size_t weightBytes = static_cast<size_t>(g.Cin) * g.Cout * g.Kall * 8;
-    const int forced = gMixOverride.load(std::memory_order_relaxed);
-    const bool want = forced < 0 ? weightBytes >= 16 * specBytes : forced == 1;
-    g.mixDirect = (want && !g.separable && g.split == 1) ? 1 : 0;
-    if (!g.mixDirect) return;
-    plan.mixSmem = 0;
-    g.mixBatch = std::min(g.N, kMixMaxBatch);
-    const int64_t tiles = static_cast<int64_t>(ceilDiv(g.Kall, 32)) * ceilDiv(g.N, g.mixBatch);
-    g.mixWarps = 8;
-    while (g.mixWarps > 2 && tiles * ceilDiv(g.Cout, 2 * g.mixWarps) < kTargetBlocks &&
-           specBytes * ceilDiv(g.Cout, g.mixWarps) <= weightBytes)
-        g.mixWarps /= 2;
-}
 }  // namespace
 
 Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
@@ -188,7 +165,6 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     plan.supported = algo == Algorithm::kFusedPlane ? plan.fusedSupported : plan.sep.supported;
     plan.whyNot = plan.supported ? "" : plan.sep.whyNot;
     if (algo == Algorithm::kSeparable) plan.g.split = 1;  // separable partials are summed before mixing
-    planMixVariant(plan);
     return plan;
 }
 
@@ -202,7 +178,6 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 }
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
-void setMixOverride(int mode) { gMixOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 size_t workspaceBound(const core::SpectralConvShape& maxShape) {
     // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.

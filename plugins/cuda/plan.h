@@ -16,7 +16,6 @@ constexpr int kThreads = 128;  // every kernel runs 128-thread blocks
 constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
 constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
-constexpr int kMixMaxBatch = 8;     // mixing: batch items per block (register accumulators per output)
 constexpr size_t kSmemBudget = 96 * 1024;  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
 
 // The view the kernels take of a d-dimensional problem: every plane (n, c) is A "rows" of length Sd
@@ -56,7 +55,6 @@ struct Geometry {
     // mixBatch x mixIn spectra per step
     int mixBatch = 1, mixIn = 1;
     int mixWarps = 8;
-    int mixDirect = 0;     // 1: dense mixing reads the spectrum from global memory (no staging; split == 1)
 };
 
 // The algorithms a layer can run with (chosen per shape by chooseAlgorithm in plan.cpp):
@@ -68,8 +66,6 @@ enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
 // For tests and benchmarks (tests/gpu/tfno_capi.cpp): -1 the planner's choice, 0 fused plane,
 // 1 separable (a forced algorithm that cannot run the shape falls back to the other one).
 void setAlgorithmOverride(int mode);
-// Same for the dense mixing variant: -1 the planner's choice, 0 staged, 1 direct (where allowed).
-void setMixOverride(int mode);
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;

@@ -148,14 +148,6 @@ void testResampling() {
     expect(sp.inv[1].pass.c.innerStride == 9 && sp.inv[1].pass.biasDiv == 12, "resampling: y rows of length T_2");
 }
 
-void testMixVariant() {
-    // weights >> spectrum, no partials: direct; a small-channel batch-heavy layer: staged
-    const cuda::Plan wide = cuda::makePlan(makeShape({1024}, {256}, 8, 256, 256), nullptr);
-    expect(wide.g.mixDirect == 1 && wide.mixSmem == 0 && wide.g.split == 1, "8x256x1024 m256: direct mixing");
-    const cuda::Plan batchy = cuda::makePlan(makeShape({128, 128}, {32, 16}, 32, 64, 64), nullptr);
-    expect(batchy.g.mixDirect == 0, "32x64x128x128 m16: staged mixing");
-}
-
 void testChains() {
     checkChain(makeShape({37}, {7}));
     checkChain(makeShape({65536}, {64}, 4, 32, 32));
@@ -222,7 +214,6 @@ int main() {
     testChoice();
     testChains();
     testResampling();
-    testMixVariant();
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;

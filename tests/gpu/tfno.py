@@ -25,22 +25,18 @@ def lib():
         _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_size_t, ctypes.c_void_p]
         _lib.tfno_destroy.argtypes = [ctypes.c_void_p]
         _lib.tfno_set_algo.argtypes = [ctypes.c_int]
-        _lib.tfno_set_mix.argtypes = [ctypes.c_int]
     return _lib
 
 
-# Kernel paths the GPU scripts can force: (algorithm, dense mixing variant), plugins/cuda/plan.h;
-# -1: the planner's choice.
-PATHS = {"auto": (-1, -1), "fused": (0, -1), "separable": (1, -1), "staged-mix": (-1, 0), "direct-mix": (-1, 1)}
+# Kernel paths the GPU scripts can force (plugins/cuda/plan.h Algorithm; -1: the planner's choice).
+PATHS = {"auto": -1, "fused": 0, "separable": 1}
 
 
 def set_path(path: str) -> None:
     """Forces the algorithm of the following launches: 'auto' (the planner), 'fused' (fused-plane
-    kernels) or 'separable' (per-axis passes), or the dense mixing variant with the planner's
-    algorithm ('staged-mix', 'direct-mix'). A forced choice that cannot run a shape falls back."""
-    algo, mix = PATHS[path]
-    lib().tfno_set_algo(algo)
-    lib().tfno_set_mix(mix)
+    kernels) or 'separable' (per-axis passes). A forced algorithm that cannot run a shape falls back
+    to the other one."""
+    lib().tfno_set_algo(PATHS[path])
 
 
 def _i64(vals):

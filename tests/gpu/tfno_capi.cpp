@@ -14,7 +14,6 @@ using namespace turbofno;
 namespace turbofno {
 namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
-void setMixOverride(int mode);
 }  // namespace cuda
 }  // namespace turbofno
 
@@ -76,8 +75,6 @@ int tfno_launch(void* handle, const void* x, const void* w, const void* b, void*
 
 // Which algorithm the next launches use: -1 the planner's choice, 0 fused plane, 1 separable.
 void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
-// Which dense mixing variant: -1 the planner's choice, 0 staged, 1 direct (where allowed).
-void tfno_set_mix(int mode) { cuda::setMixOverride(mode); }
 
 void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
 

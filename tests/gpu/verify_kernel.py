@@ -6,9 +6,8 @@ inputs), d = 1, 2, 3, dense / separable, bias on / off, every norm, odd and non-
 the benchmark shapes; y is NaN-poisoned before each launch and every element must come back finite;
 a CUDA-graph capture of the launch must replay to the same result on new data.
 Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
-kernels (fused), the separable passes (separable), and both dense mixing variants (staged-mix,
-direct-mix). Run on the GPU machine:
-python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable,staged-mix,direct-mix]
+kernels (fused) and the separable passes (separable).
+Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable]
 (exit code 1 on any failure)
 """
 from __future__ import annotations
@@ -133,7 +132,7 @@ def graph_check(rng):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
-    ap.add_argument("--paths", default="auto,fused,separable,staged-mix,direct-mix", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
+    ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
