@@ -7,12 +7,14 @@
 namespace turbofno {
 namespace cpu {
 
-// C[M,N] = A[M,K] * B[K,N] (+ bias[i / rowsPerBias] on row i when bias != nullptr).
-// Row-major with leading dimensions lda, ldb, ldc (in floats). C must not alias A or B.
-// streamC: C is not read again soon (the layer output): aligned full vectors are written with
-// non-temporal stores, which saves the read-for-ownership traffic of a cold destination.
+// C[M,N] = A[M,K] * B[K,N] (+ bias[i / rowsPerBias] on row i when bias != nullptr), or with
+// accumulate: C[M,N] += A * B (+ bias). Row-major with leading dimensions lda, ldb, ldc (in floats).
+// C must not alias A or B. streamC: C is not read again soon (the layer output): aligned full
+// vectors are written with non-temporal stores, which saves the read-for-ownership traffic of a
+// cold destination.
 using SgemmFn = void (*)(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC);
+                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC,
+                         bool accumulate);
 
 // For each batch entry n < batch: y_n[c] += sum_r x_n[r][c] * w[r][c] over r < rows (1..kMaxMacRows)
 // and c < count, where y_n = y + n * yStride and x_n[r] = x[r] + n * xStride. Complex numbers are
@@ -26,12 +28,17 @@ using ComplexMacFn = void (*)(float* y, int64_t yStride, const float* const* x, 
 using HalfToFloatFn = void (*)(const uint16_t* src, int64_t count, float* dst);
 using FloatToHalfFn = void (*)(const float* src, int64_t count, uint16_t* dst);
 
+// dst[i] = act(src[i]) for i < count (src == dst allowed); `activation` is a core::Activation value.
+// Same arithmetic on every ISA (activation.h), vectorized by the compiler per table.
+using ActivationFn = void (*)(const float* src, float* dst, int64_t count, int32_t activation);
+
 struct CpuKernels {
     const char* name;  // "avx512", "avx2" or "portable"
     SgemmFn sgemm;
     ComplexMacFn complexMac;
     HalfToFloatFn halfToFloat;
     FloatToHalfFn floatToHalf;
+    ActivationFn activation;
 };
 
 // SIMD tables: x86-64 with GCC or Clang (per-function target attributes, __builtin_cpu_supports).

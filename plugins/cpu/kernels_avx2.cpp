@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "activation.h"
 #include "half.h"
 #include "kernels.h"
 
@@ -46,12 +47,16 @@ TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v, bool stream = false) 
 // C[MR, <=8*NV] = A[MR, K] * B[K, ..] (+ rowBias); masks only on the last column panel.
 template <int MR, int NV, bool MASKED>
 TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc,
-                           __m256i m0, __m256i m1, const float* rowBias, bool stream) {
+                           __m256i m0, __m256i m1, const float* rowBias, bool stream, bool acc) {
     __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
         acc0[r] = rowBias ? _mm256_set1_ps(rowBias[r]) : _mm256_setzero_ps();
         acc1[r] = acc0[r];
+        if (acc) {
+            acc0[r] = _mm256_add_ps(acc0[r], load<MASKED>(C + r * ldc, m0));
+            if (NV == 2) acc1[r] = _mm256_add_ps(acc1[r], load<MASKED>(C + r * ldc + 8, m1));
+        }
     }
     for (int64_t p = 0; p < K; ++p) {
         const float* b = B + p * ldb;
@@ -73,19 +78,20 @@ TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* 
 
 template <int NV, bool MASKED>
 TFNO_AVX2 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                        int64_t ldc, __m256i m0, __m256i m1, const float* rowBias, bool stream) {
+                        int64_t ldc, __m256i m0, __m256i m1, const float* rowBias, bool stream, bool acc) {
     switch (rows) {
-        case 6: tile<6, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 5: tile<5, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 4: tile<4, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 3: tile<3, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 2: tile<2, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        default: tile<1, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 6: tile<6, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 5: tile<5, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 4: tile<4, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 3: tile<3, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 2: tile<2, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        default: tile<1, NV, MASKED>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
     }
 }
 
 TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC) {
+                         float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC,
+                         bool accumulate) {
     float rowBias[kMr];
     // Several column panels of a small B whose row stride is a multiple of 1 KB (rows alias in the
     // L1 cache): copy B into contiguous K x kNr panels (zero-padded) first. Large B is used in
@@ -118,11 +124,11 @@ TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_
             const float* a = A + i0 * lda;
             float* c = C + i0 * ldc + j0;
             if (cols == kNr)
-                tileRows<2, false>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC);
+                tileRows<2, false>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC, accumulate);
             else if (cols > 8)
-                tileRows<2, true>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC);
+                tileRows<2, true>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC, accumulate);
             else
-                tileRows<1, true>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC);
+                tileRows<1, true>(rows, K, a, lda, b, ldbPanel, c, ldc, m0, m1, rb, streamC, accumulate);
         }
     }
     if (streamC) _mm_sfence();
@@ -187,9 +193,15 @@ TFNO_AVX2 void floatToHalfAvx2(const float* src, int64_t count, uint16_t* dst) {
     for (; i < count; ++i) dst[i] = floatToHalf(src[i]);
 }
 
+TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32_t activation) {
+    applyActivation(src, dst, count, activation);
+}
+
 }  // namespace
 
-CpuKernels avx2Kernels() { return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2}; }
+CpuKernels avx2Kernels() {
+    return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2, activationAvx2};
+}
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "activation.h"
 #include "half.h"
 #include "kernels.h"
 
@@ -38,12 +39,16 @@ TFNO_AVX512 inline void storeC(float* p, __mmask16 m, __m512 v, bool stream) {
 
 template <int MR, int NV>
 TFNO_AVX512 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                             int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream) {
+                             int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream, bool acc) {
     __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
         acc0[r] = rowBias ? _mm512_set1_ps(rowBias[r]) : _mm512_setzero_ps();
         acc1[r] = acc0[r];
+        if (acc) {
+            acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, C + r * ldc));
+            if (NV == 2) acc1[r] = _mm512_add_ps(acc1[r], _mm512_maskz_loadu_ps(m1, C + r * ldc + 16));
+        }
     }
     for (int64_t p = 0; p < K; ++p) {
         const float* b = B + p * ldb;
@@ -65,16 +70,16 @@ TFNO_AVX512 inline void tile(int64_t K, const float* A, int64_t lda, const float
 
 template <int NV>
 TFNO_AVX512 void tileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                          int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream) {
+                          int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream, bool acc) {
     switch (rows) {
-        case 8: tile<8, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 7: tile<7, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 6: tile<6, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 5: tile<5, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 4: tile<4, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 3: tile<3, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        case 2: tile<2, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
-        default: tile<1, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream); break;
+        case 8: tile<8, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 7: tile<7, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 6: tile<6, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 5: tile<5, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 4: tile<4, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 3: tile<3, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        case 2: tile<2, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
+        default: tile<1, NV>(K, A, lda, B, ldb, C, ldc, m0, m1, rowBias, stream, acc); break;
     }
 }
 
@@ -84,7 +89,7 @@ TFNO_AVX512 __mmask16 firstLanes(int64_t n) {
 
 TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
                              int64_t ldb, float* C, int64_t ldc, const float* bias, int64_t rowsPerBias,
-                             bool streamC) {
+                             bool streamC, bool accumulate) {
     float rowBias[kMr];
     // Several column panels of a small B whose row stride is a multiple of 1 KB (rows alias in the
     // L1 cache): copy B into contiguous K x kNr panels (zero-padded) first. Large B is used in
@@ -115,9 +120,11 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
                 for (int r = 0; r < rows; ++r) rowBias[r] = bias[(i0 + r) / rowsPerBias];
             const float* rb = bias ? rowBias : nullptr;
             if (cols > 16)
-                tileRows<2>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
+                tileRows<2>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC,
+                             accumulate);
             else
-                tileRows<1>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC);
+                tileRows<1>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC,
+                             accumulate);
         }
     }
     if (streamC) _mm_sfence();  // order the non-temporal stores before the caller signals completion
@@ -180,10 +187,14 @@ TFNO_AVX512 void floatToHalfAvx512(const float* src, int64_t count, uint16_t* ds
     for (; i < count; ++i) dst[i] = floatToHalf(src[i]);
 }
 
+TFNO_AVX512 void activationAvx512(const float* src, float* dst, int64_t count, int32_t activation) {
+    applyActivation(src, dst, count, activation);
+}
+
 }  // namespace
 
 CpuKernels avx512Kernels() {
-    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512};
+    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512, activationAvx512};
 }
 
 }  // namespace cpu

@@ -1,4 +1,5 @@
 // Plain C++ kernels: the fallback on any CPU, and the reference the SIMD kernels are tested against.
+#include "activation.h"
 #include "half.h"
 #include "kernels.h"
 
@@ -7,11 +8,12 @@ namespace cpu {
 namespace {
 
 void sgemmPortable(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-                   float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool /*streamC*/) {
+                   float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool /*streamC*/,
+                   bool accumulate) {
     for (int64_t i = 0; i < M; ++i) {
         float* __restrict c = C + i * ldc;
         const float b0 = bias ? bias[i / rowsPerBias] : 0.0f;
-        for (int64_t j = 0; j < N; ++j) c[j] = b0;
+        for (int64_t j = 0; j < N; ++j) c[j] = (accumulate ? c[j] : 0.0f) + b0;
         for (int64_t p = 0; p < K; ++p) {
             const float a = A[i * lda + p];
             const float* __restrict b = B + p * ldb;
@@ -44,10 +46,14 @@ void floatToHalfPortable(const float* src, int64_t count, uint16_t* dst) {
     for (int64_t i = 0; i < count; ++i) dst[i] = floatToHalf(src[i]);
 }
 
+void activationPortable(const float* src, float* dst, int64_t count, int32_t activation) {
+    applyActivation(src, dst, count, activation);
+}
+
 }  // namespace
 
 CpuKernels portableKernels() {
-    return {"portable", sgemmPortable, complexMacPortable, halfToFloatPortable, floatToHalfPortable};
+    return {"portable", sgemmPortable, complexMacPortable, halfToFloatPortable, floatToHalfPortable, activationPortable};
 }
 
 }  // namespace cpu

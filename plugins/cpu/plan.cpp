@@ -28,6 +28,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.cout = shape.outChannels;
     p.separable = separable;
     p.convert = dtype != core::DataType::kFloat32;
+    p.skip = shape.hasSkip;
     p.threads = std::max(1, numThreads);
     const int d = p.rank;
     p.rows = 1;
@@ -62,6 +63,21 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     while (p.mixOutBlock > 1 && mixTasks() < 2 * static_cast<int64_t>(p.threads)) p.mixOutBlock = ceilDiv(p.mixOutBlock, 2);
     while (p.mixModes > 64 && mixTasks() < static_cast<int64_t>(p.threads)) p.mixModes = ceilDiv(p.mixModes, 2);
 
+    // Skip epilogue chunks: [Cout][chunk] sums (L2) of about 128 KB, whole rows where they fit.
+    if (p.skip) {
+        const int64_t Sd = p.S[d - 1];
+        const int64_t target = std::max<int64_t>(64, 32768 / p.cout);
+        if (Sd <= target) {
+            p.chunkCols = Sd;
+            p.chunkRows = std::min(p.rows, std::max<int64_t>(1, target / Sd));
+        } else {
+            p.chunkCols = (target + 31) / 32 * 32;
+            p.chunkRows = 1;
+        }
+        auto chunkTasks = [&p, Sd] { return p.batch * ceilDiv(p.rows, p.chunkRows) * ceilDiv(Sd, p.chunkCols); };
+        while (p.chunkRows > 1 && chunkTasks() < 2 * static_cast<int64_t>(p.threads)) p.chunkRows = ceilDiv(p.chunkRows, 2);
+    }
+
     // The DFT tables grow like S_j * K_j: refuse (rather than overflow) absurd sizes.
     double tableFloats = 2.0 * static_cast<double>(p.S[d - 1] + p.T[d - 1]) * static_cast<double>(p.k);
     for (int j = 0; j + 1 < d; ++j)
@@ -80,6 +96,8 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.offXs = take(p.batch * p.cin * p.specStride);
     p.offYs = take(p.batch * p.cout * p.specStride);
     p.offBias = take(p.convert ? p.cout : 0);
+    p.offLast = take(p.skip && d > 1 ? p.batch * p.rows * p.cout * 2 * p.k : 0);
+    p.offSkipW = take(p.skip && p.convert ? p.cout * p.cin : 0);
 
     // Per-thread scratch.
     // one channel's [S_1..S_{d-1}, 2k] (forward) or [T_1..T_{d-1}, 2k] (inverse) intermediate (upper bound)
@@ -93,6 +111,9 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tBufB = takeT(slab);
     p.tProd = takeT(2 * slab);
     p.tWeight = takeT(p.convert ? kMaxMacRows * 2 * p.mixModes : 0);
+    const int64_t chunk = p.chunkRows * p.chunkCols;
+    p.tOut = takeT(p.skip ? p.cout * chunk : 0);
+    p.tXc = takeT(p.skip && p.convert ? p.cin * chunk : 0);
     p.threadFloats = align16(t);
     p.offThreads = off;
     p.totalFloats = off + p.threadFloats * p.threads;

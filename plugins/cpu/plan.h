@@ -31,12 +31,16 @@ struct CpuPlan {
                                   // 64 bytes so that channels never alias in the caches
     bool separable = false;
     bool convert = false;         // dtype != fp32: inputs / outputs go through fp32 scratch
+    bool skip = false;            // 1x1 skip weight: the inverse runs in two passes (run_cpu.cpp)
 
     int threads = 1;
     int64_t fwdBlock = 1;         // channels per forward task
     int64_t invBlock = 1;         // output channels per inverse task
     int64_t mixModes = 1;         // complex modes per mixing task
     int64_t mixOutBlock = 1;      // output channels per mixing task
+    // Skip epilogue: a task owns the points [r * S_d + c0, + chunkCols) for rows r0..r0+chunkRows-1
+    // of one batch entry, all Cout channels (chunkCols == S_d, or chunkRows == 1 on long rows).
+    int64_t chunkRows = 1, chunkCols = 1;
 
     // Offsets in floats from the (64-byte aligned) workspace base.
     int64_t offFwdLast = 0;                  // [S_d][2k]
@@ -45,10 +49,14 @@ struct CpuPlan {
     int64_t offInvLast = 0;                  // [2k][T_d], C2R weights and the norm scale folded in
     int64_t offXs = 0, offYs = 0;
     int64_t offBias = 0;                     // [Cout] bias in fp32 (converted inputs only)
+    int64_t offLast = 0;                     // skip, d > 1: [N][rows][Cout][2k] last-axis spectra
+    int64_t offSkipW = 0;                    // skip, converted inputs: [Cout][Cin] in fp32
     int64_t offThreads = 0;
     int64_t threadFloats = 0;                // per-thread scratch, a multiple of 16
     // Offsets inside one thread's scratch.
     int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0;
+    int64_t tOut = 0;                        // skip: [Cout][chunk] sums before the activation
+    int64_t tXc = 0;                         // skip, converted inputs: [Cin][chunk] x in fp32
     int64_t totalFloats = 0;                 // -1: the shape is too large for this kernel
 };
 

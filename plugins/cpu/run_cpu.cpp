@@ -74,7 +74,7 @@ struct Run {
         float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;
         const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
         kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, ldLast, nullptr, 1,
-                   false);
+                   false, false);
         if (plan.rank == 1) return;
         for (int64_t c = 0; c < count; ++c)
             cpu::forwardAxes(plan, kern, tables(), lastAxis + c * plan.rows * cols, spec + c * plan.specStride,
@@ -148,10 +148,80 @@ struct Run {
         if (params.shape.hasBias)
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
+        const int32_t act = static_cast<int32_t>(params.attrs.activation);
         kern.sgemm(count * plan.rowsOut, Td, cols, lastAxis, ldLast, tables() + plan.offInvLast, Td, out, Td, bias,
-                   plan.rowsOut, !plan.convert);
+                   plan.rowsOut, !plan.convert && act == 0, false);
+        if (act != 0) kern.activation(out, out, count * plan.pointsOut, act);  // the block is still in cache
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.pointsOut, static_cast<uint16_t*>(params.y) + first);
+    }
+
+    // --- With a skip weight the inverse runs in two passes, so that the skip GEMM sees all Cout
+    // output channels of a chunk of points at once (x is read once, y written once):
+    // 1. inverseLast (d > 1): Ys -> Last[n][r][o][2k], the spectra before the last-axis inverse,
+    //    output channel innermost so that one GEMM covers every channel of a row;
+    // 2. skipEpilogue: per chunk, sums = W_skip x + bias, += the last-axis inverse of Last, then
+    //    y = act(sums), converted and stored.
+
+    // Task: output channel o of batch n (task = n * Cout + o).
+    void inverseLast(int64_t task, int worker) const {
+        const int64_t n = task / plan.cout, o = task % plan.cout, cols = 2 * plan.k;
+        float* slab = thread(worker) + plan.tBig;  // [rows][2k]
+        cpu::inverseAxes(plan, kern, tables(), ys() + task * plan.specStride, slab, axisScratch(worker));
+        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o) * cols;
+        for (int64_t r = 0; r < plan.rows; ++r)
+            std::copy(slab + r * cols, slab + (r + 1) * cols, last + r * plan.cout * cols);
+    }
+
+    // Task: points [r * S_d + c0, + cc) for r in [r0, r1) of batch n, every output channel.
+    void skipEpilogue(int64_t task, int worker) const {
+        const int64_t Sd = plan.S[plan.rank - 1], cols = 2 * plan.k;
+        const int64_t colChunks = ceilDiv(Sd, plan.chunkCols), rowChunks = ceilDiv(plan.rows, plan.chunkRows);
+        const int64_t n = task / (rowChunks * colChunks);
+        const int64_t r0 = (task / colChunks % rowChunks) * plan.chunkRows;
+        const int64_t c0 = (task % colChunks) * plan.chunkCols;
+        const int64_t nr = std::min(plan.chunkRows, plan.rows - r0), cc = std::min(plan.chunkCols, Sd - c0);
+        const int64_t len = nr * cc, p0 = r0 * Sd + c0;  // a contiguous span of points (cc == S_d or nr == 1)
+        float* t = thread(worker);
+        float* sums = t + plan.tOut;  // [Cout][len]
+        // sums = W_skip x + bias
+        const float* xb;
+        int64_t ldx;
+        const float* skipW;
+        const float* bias = nullptr;
+        if (plan.convert) {
+            float* xc = t + plan.tXc;
+            const uint16_t* x16 = static_cast<const uint16_t*>(params.x) + n * plan.cin * plan.points + p0;
+            for (int64_t i = 0; i < plan.cin; ++i) cpu::loadAsFloat(x16 + i * plan.points, params.dtype, len, xc + i * len);
+            xb = xc;
+            ldx = len;
+            skipW = base + plan.offSkipW;
+            if (params.shape.hasBias) bias = base + plan.offBias;
+        } else {
+            xb = static_cast<const float*>(params.x) + n * plan.cin * plan.points + p0;
+            ldx = plan.points;
+            skipW = static_cast<const float*>(params.skipWeight);
+            if (params.shape.hasBias) bias = static_cast<const float*>(params.bias);
+        }
+        kern.sgemm(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, len, bias, 1, false, false);
+        // sums += last-axis inverse, one GEMM over all channels per row
+        for (int64_t r = r0; r < r0 + nr; ++r) {
+            const float* a = plan.rank == 1 ? ys() + n * plan.cout * plan.specStride
+                                            : base + plan.offLast + (n * plan.rows + r) * plan.cout * cols;
+            const int64_t lda = plan.rank == 1 ? plan.specStride : cols;
+            kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, sums + (r - r0) * cc, len,
+                       nullptr, 1, false, true);
+        }
+        const int32_t act = static_cast<int32_t>(params.attrs.activation);
+        for (int64_t o = 0; o < plan.cout; ++o) {
+            const int64_t at = (n * plan.cout + o) * plan.points + p0;
+            if (plan.convert) {
+                kern.activation(sums + o * len, sums + o * len, len, act);
+                cpu::storeFromFloat(sums + o * len, params.dtype, len, static_cast<uint16_t*>(params.y) + at);
+            } else {
+                kern.activation(sums + o * len, static_cast<float*>(params.y) + at, len, act);
+            }
+        }
     }
 };
 
@@ -166,6 +236,10 @@ Status checkParams(const SpectralConvParams& params) {
             return Status::error("runCpu: spatial sizes and kept modes must be > 0");
     if (!params.x || !params.weight || !params.y) return Status::error("runCpu: null x, weight or y pointer");
     if (s.hasBias && !params.bias) return Status::error("runCpu: shape has a bias but the bias pointer is null");
+    if (s.hasSkip && !params.skipWeight)
+        return Status::error("runCpu: shape has a skip weight but the skip_weight pointer is null");
+    if (s.hasSkip && resamples(s)) return Status::error("runCpu: a skip weight needs output size == input size");
+    if (!activationName(params.attrs.activation)) return Status::error("runCpu: invalid activation");
     if (params.dtype != DataType::kFloat32 && params.dtype != DataType::kFloat16 &&
         params.dtype != DataType::kBFloat16)
         return Status::error("runCpu: unsupported dtype");
@@ -227,6 +301,8 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
         cpu::buildTwiddles(plan, params.attrs, base);
         if (plan.convert && params.shape.hasBias)
             cpu::loadAsFloat(params.bias, params.dtype, plan.cout, base + plan.offBias);
+        if (plan.convert && plan.skip)
+            cpu::loadAsFloat(params.skipWeight, params.dtype, plan.cout * plan.cin, base + plan.offSkipW);
         times.tablesMs = msSince(clock);
 
         cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cin, plan.fwdBlock),
@@ -235,8 +311,15 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
         cpu::parallelFor(threads, ceilDiv(plan.modes, plan.mixModes) * ceilDiv(plan.cout, plan.mixOutBlock),
                          [&run](int64_t t, int w) { run.mix(t, w); });
         times.mixMs = msSince(clock);
-        cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cout, plan.invBlock),
-                         [&run](int64_t t, int w) { run.inverse(t, w); });
+        if (plan.skip) {
+            if (plan.rank > 1)
+                cpu::parallelFor(threads, plan.batch * plan.cout, [&run](int64_t t, int w) { run.inverseLast(t, w); });
+            const int64_t chunks = ceilDiv(plan.rows, plan.chunkRows) * ceilDiv(plan.S[plan.rank - 1], plan.chunkCols);
+            cpu::parallelFor(threads, plan.batch * chunks, [&run](int64_t t, int w) { run.skipEpilogue(t, w); });
+        } else {
+            cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cout, plan.invBlock),
+                             [&run](int64_t t, int w) { run.inverse(t, w); });
+        }
         times.inverseMs = msSince(clock);
         return Status::success();
     } catch (const std::exception& e) {

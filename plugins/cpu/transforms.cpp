@@ -44,7 +44,7 @@ void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
         which ^= 1;
         for (int64_t a = 0; a < lead; ++a) {
             kern.sgemm(2 * K, cols, S, tables + plan.offFwdAxis[j], S, src + a * S * cols, cols, scratch.prod, cols,
-                       nullptr, 1, false);
+                       nullptr, 1, false, false);
             combineForward(scratch.prod, K, cols, out + a * K * cols);
         }
         src = out;
@@ -66,7 +66,7 @@ void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
         for (int64_t a = 0; a < lead; ++a) {
             stackWithTimesI(src + a * K * cols, K, cols, scratch.prod);
             kern.sgemm(S, cols, 2 * K, tables + plan.offInvAxis[j], 2 * K, scratch.prod, cols, out + a * S * cols, cols,
-                       nullptr, 1, false);
+                       nullptr, 1, false, false);
         }
         src = out;
     }

@@ -13,6 +13,8 @@ cudaError_t launchCuda(const SpectralConvParams& params, void* workspace, size_t
     const SpectralConvShape& shape = params.shape;
     if (shape.rank < 1 || shape.rank > kMaxRank || !params.x || !params.weight || !params.y) return cudaErrorInvalidValue;
     if (shape.hasBias && !params.bias) return cudaErrorInvalidValue;
+    // Interim (issue 10): no fused skip / activation epilogue in this kernel yet (see cudaCheckSupported).
+    if (shape.hasSkip || params.attrs.activation != Activation::kIdentity) return cudaErrorNotSupported;
     const cuda::Plan plan = cuda::makePlan(shape, &params.attrs);
     if (!plan.supported) return cudaErrorNotSupported;
     if (workspaceBytes < plan.workspaceBytes || (plan.workspaceBytes > 0 && !workspace)) return cudaErrorInvalidValue;

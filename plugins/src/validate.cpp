@@ -94,14 +94,31 @@ Status validateAttrs(const SpectralConvAttrs& attrs, int64_t modesLowCount, int6
             }
         }
     }
+    if (!activationName(attrs.activation)) {
+        return Status::error("activation = " + std::to_string(static_cast<int32_t>(attrs.activation)) +
+                             " is invalid; use 0 (identity), 1 (gelu), 2 (gelu_tanh), 3 (relu), 4 (silu) or 5 (tanh)");
+    }
     return Status::success();
+}
+
+const char* activationName(Activation activation) {
+    switch (activation) {
+        case Activation::kIdentity: return "identity";
+        case Activation::kGeluErf: return "gelu";
+        case Activation::kGeluTanh: return "gelu_tanh";
+        case Activation::kRelu: return "relu";
+        case Activation::kSilu: return "silu";
+        case Activation::kTanh: return "tanh";
+    }
+    return nullptr;
 }
 
 Status inferShape(const SpectralConvAttrs& attrs,
                   const int64_t* xDims, int xRank,
                   const int64_t* wDims, int wRank,
                   const int64_t* biasDims, int biasRank,
-                  SpectralConvShape* shape) {
+                  SpectralConvShape* shape,
+                  const int64_t* skipDims, int skipRank) {
     if (!shape) return Status::error("internal error: inferShape called without an output shape");
     Status st = validateAttrs(attrs, attrs.rank, attrs.rank);
     if (!st.ok) return st;
@@ -185,6 +202,22 @@ Status inferShape(const SpectralConvAttrs& attrs,
         }
     }
 
+    // skip_weight: [Cout, Cin] or absent (a 1x1 convolution without bias).
+    if (skipDims || skipRank > 0) {
+        if (!skipDims) return Status::error("internal error: skip_weight dims missing");
+        if (skipRank != 2 || skipDims[0] != cout || skipDims[1] != xDims[1]) {
+            return Status::error("skip_weight " + dimsToString(skipDims, skipRank) + " must have shape [Cout, Cin] = [" +
+                                 std::to_string(cout) + ", " + std::to_string(xDims[1]) + "]");
+        }
+        if (!(st = checkElementCount("skip_weight", skipDims, skipRank, nullptr)).ok) return st;
+        for (int j = 0; attrs.outputRank && j < d; ++j) {
+            if (attrs.outputSize[j] != xDims[2 + j]) {
+                return Status::error("skip_weight with output_size: the 1x1 skip maps x onto the output point by point, "
+                                     "so output_size must equal the input's spatial size (x " + xs + ")");
+            }
+        }
+    }
+
     // Element counts: every tensor < 2^31 elements, every count fits int64.
     int64_t yDims[kMaxRank + 2] = {xDims[0], cout};
     for (int j = 0; j < d; ++j) yDims[2 + j] = attrs.outputRank ? int64_t{attrs.outputSize[j]} : xDims[2 + j];
@@ -216,6 +249,7 @@ Status inferShape(const SpectralConvAttrs& attrs,
         out.kept[j] = int64_t{attrs.modesLow[j]} + attrs.modesHigh[j];
     }
     out.hasBias = biasDims != nullptr;
+    out.hasSkip = skipDims != nullptr;
     *shape = out;
     return Status::success();
 }

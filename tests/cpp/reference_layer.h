@@ -19,13 +19,30 @@ struct RefProblem {
     bool hasBias = false;
     int64_t t[3] = {};  // output_size T_j; 0 = same as s[j]
     int32_t norm = 0;   // 0 backward, 1 forward, 2 ortho: the scale when T != S
+    bool hasSkip = false;  // 1x1 skip weight [Cout, Cin] (op version 2; needs T == S)
+    int activation = 0;    // core::Activation value (op version 2)
 };
 
-// x [N, Cin, S...], w [Cin, Cout|1, K..., 2], bias [Cout] -> y [N, Cout, T...] (docs/op.md: irfftn(Y, s=T)
-// of the spectrum in the input's layout: index f of a full axis stays f, cut off when f >= T_j; last-axis
-// bins above T_d/2 are cut off)
+// The fused layer's activations in float64 (torch's formulas, docs/op.md), written without
+// cancellation for large negative v: 1 + erf(v/sqrt2) = erfc(-v/sqrt2), 1 + tanh(u) = 2 / (1 + e^{-2u}).
+inline double referenceActivation(double v, int activation) {
+    switch (activation) {
+        case 1: return 0.5 * v * std::erfc(-v / std::sqrt(2.0));
+        case 2: return v / (1.0 + std::exp(-2.0 * std::sqrt(2.0 / std::acos(-1.0)) * (v + 0.044715 * v * v * v)));
+        case 3: return v > 0.0 ? v : 0.0;
+        case 4: return v / (1.0 + std::exp(-v));
+        case 5: return std::tanh(v);
+        default: return v;
+    }
+}
+
+// x [N, Cin, S...], w [Cin, Cout|1, K..., 2], bias [Cout], skip [Cout, Cin] -> y [N, Cout, T...]
+// (docs/op.md: irfftn(Y, s=T) of the spectrum in the input's layout: index f of a full axis stays f,
+// cut off when f >= T_j; last-axis bins above T_d/2 are cut off), then the fused layer's
+// y = act(... + bias + skip x) (a skip needs T == S).
 inline std::vector<double> referenceSpectralConv(RefProblem const& p, std::vector<double> const& x,
-                                                 std::vector<double> const& w, std::vector<double> const& bias) {
+                                                 std::vector<double> const& w, std::vector<double> const& bias,
+                                                 std::vector<double> const& skip = {}) {
     int const d = p.rank;
     int64_t K[3] = {1, 1, 1}, S[3] = {1, 1, 1}, T[3] = {1, 1, 1};
     int64_t sprod = 1, kprod = 1, tprod = 1;
@@ -127,8 +144,11 @@ inline std::vector<double> referenceSpectralConv(RefProblem const& p, std::vecto
                     double const ph = outPhase[static_cast<size_t>(kk * tprod + tt)];
                     acc += c * (Yr[static_cast<size_t>(kk)] * std::cos(ph) - Yi[static_cast<size_t>(kk)] * std::sin(ph));
                 }
-                y[static_cast<size_t>((n * p.cout + o) * tprod + tt)] =
-                    acc * scale + (p.hasBias ? bias[static_cast<size_t>(o)] : 0.0);
+                double v = acc * scale + (p.hasBias ? bias[static_cast<size_t>(o)] : 0.0);
+                if (p.hasSkip)  // T == S (the op requires it), so output point tt is input point tt
+                    for (int64_t i = 0; i < p.cin; ++i)
+                        v += skip[static_cast<size_t>(o * p.cin + i)] * x[static_cast<size_t>((n * p.cin + i) * sprod + tt)];
+                y[static_cast<size_t>((n * p.cout + o) * tprod + tt)] = referenceActivation(v, p.activation);
             }
         }
     return y;

@@ -79,6 +79,61 @@ void testAttrs() {
     expectAttrReject(makeAttrs({2}, {0}, 3), 1, 1, "norm", "norm 3");
     expectAttrReject(makeAttrs({2}, {0}, -1), 1, 1, "norm", "norm -1");
     expectAttrReject(makeAttrs({2}, {0}, 0, 2), 1, 1, "separable", "separable 2");
+    // activation (op version 2): 0..5 accepted, anything else rejected with its name.
+    for (int a = 0; a < kActivationCount; ++a) {
+        SpectralConvAttrs act = makeAttrs({2}, {0});
+        act.activation = static_cast<Activation>(a);
+        expect(validateAttrs(act, 1, 1).ok, "activation " + std::to_string(a) + " accepted");
+        expect(activationName(act.activation) != nullptr, "activation " + std::to_string(a) + " has a name");
+    }
+    for (int a : {-1, 6, 1000}) {
+        SpectralConvAttrs act = makeAttrs({2}, {0});
+        act.activation = static_cast<Activation>(a);
+        expectAttrReject(act, 1, 1, "activation = " + std::to_string(a), "activation " + std::to_string(a));
+    }
+    expect(std::string(activationName(Activation::kGeluErf)) == "gelu" &&
+               std::string(activationName(Activation::kGeluTanh)) == "gelu_tanh",
+           "activation names");
+}
+
+// The optional skip weight (input 3, op version 2): [Cout, Cin].
+void testSkip() {
+    const SpectralConvAttrs a = makeAttrs({2, 4}, {3, 0});
+    const int64_t x[] = {2, 3, 7, 10}, w[] = {3, 5, 5, 4, 2}, b[] = {5};
+    auto runSkip = [&](std::vector<int64_t> sk, SpectralConvShape* s, const SpectralConvAttrs& at) {
+        return inferShape(at, x, 4, w, 5, b, 1, s, sk.empty() ? nullptr : sk.data(), static_cast<int>(sk.size()));
+    };
+    SpectralConvShape s;
+    Status st = runSkip({5, 3}, &s, a);
+    expect(st.ok && s.hasSkip && s.hasBias, "skip [Cout, Cin] accepted: " + st.message);
+    st = runSkip({}, &s, a);
+    expect(st.ok && !s.hasSkip, "no skip: hasSkip false");
+    for (auto bad : std::vector<std::vector<int64_t>>{{3, 5}, {5, 3, 1}, {5}, {5, 4}, {4, 3}, {15}}) {
+        st = runSkip(bad, &s, a);
+        expect(!st.ok && st.message.find("skip_weight") != std::string::npos &&
+                   st.message.find("[Cout, Cin] = [5, 3]") != std::string::npos,
+               "bad skip shape rejected: '" + st.message + "'");
+    }
+    // separable: Cout = Cin, so the skip is [C, C].
+    const SpectralConvAttrs sep = makeAttrs({2, 2}, {1, 0}, 0, 1);
+    const int64_t xs[] = {2, 4, 6, 6}, ws[] = {4, 1, 3, 2, 2}, sk[] = {4, 4}, skBad[] = {1, 4};
+    expect(inferShape(sep, xs, 4, ws, 5, nullptr, 0, &s, sk, 2).ok && s.hasSkip, "separable skip [C, C]");
+    expect(!inferShape(sep, xs, 4, ws, 5, nullptr, 0, &s, skBad, 2).ok, "separable skip [1, C] rejected");
+    // a skip maps x onto y point by point: output_size must then equal the input size
+    SpectralConvAttrs resampled = a;
+    resampled.outputRank = 2;
+    resampled.outputSize[0] = 7;
+    resampled.outputSize[1] = 12;
+    const int64_t sk53[] = {5, 3};
+    st = inferShape(resampled, x, 4, w, 5, b, 1, &s, sk53, 2);
+    expect(!st.ok && st.message.find("output_size must equal") != std::string::npos, "skip with T != S rejected: " + st.message);
+    resampled.outputSize[1] = 10;
+    expect(inferShape(resampled, x, 4, w, 5, b, 1, &s, sk53, 2).ok, "skip with output_size == input size accepted");
+    // skip dims missing but a rank given: internal error, no crash
+    expect(!inferShape(a, x, 4, w, 5, b, 1, &s, nullptr, 2).ok, "skip rank without dims rejected");
+    // Overflowing skip dims: rejected before any product is used.
+    const int64_t big[] = {5, INT64_MAX};
+    expect(!inferShape(a, x, 4, w, 5, b, 1, &s, big, 2).ok, "skip INT64_MAX rejected");
 }
 
 void testShapes() {
@@ -181,6 +236,7 @@ int main() {
     testAttrs();
     testShapes();
     testOutputSize();
+    testSkip();
     std::printf("%d checks, %d failures\n", gChecks, gFailures);
     return gFailures == 0 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 // Standalone correctness test of core::runCpu against the shared float64 direct-DFT reference
 // (reference_layer.h, no FFT library): random inputs, odd / non-power-of-two sizes, d = 1..3, dense and separable,
-// with and without bias, fp32 / fp16 / bf16, several thread counts, and bad-input errors.
+// with and without bias, with and without the fused skip weight and every activation, fp32 / fp16 / bf16,
+// several thread counts, and bad-input errors.
 // Exit code 0 when every case passes. TURBOFNO_CPU_ISA=portable|avx2|avx512 picks the kernels.
 // Build from the repository root (or link turbofno_core from CMake):
 //   g++ -std=c++17 -O2 -Iplugins/include -Iplugins/src plugins/src/validate.cpp plugins/cpu/*.cpp
@@ -37,6 +38,8 @@ struct Case {
     DataType dtype;
     int threads;
     std::vector<int64_t> T = {};  // output_size (empty: absent, output size = S)
+    bool skip = false;  // fused 1x1 skip weight [Cout, Cin]
+    int act = 0;        // core::Activation
 };
 
 double roundTo(double v, DataType t) {
@@ -48,7 +51,7 @@ double roundTo(double v, DataType t) {
 
 // The shared float64 direct-DFT reference (tests/cpp/reference_layer.h) for one case.
 std::vector<double> reference(const Case& c, int norm, const std::vector<double>& x, const std::vector<double>& w,
-                              const std::vector<double>& b) {
+                              const std::vector<double>& b, const std::vector<double>& skip) {
     turbofno_test::RefProblem p;
     p.rank = c.d;
     p.n = c.n;
@@ -63,7 +66,9 @@ std::vector<double> reference(const Case& c, int norm, const std::vector<double>
     p.norm = norm;
     p.separable = c.separable;
     p.hasBias = c.bias;
-    return turbofno_test::referenceSpectralConv(p, x, w, b);
+    p.hasSkip = c.skip;
+    p.activation = c.act;
+    return turbofno_test::referenceSpectralConv(p, x, w, b, skip);
 }
 
 // Typed buffer holding values of `dtype`, filled from doubles.
@@ -99,8 +104,10 @@ bool runCase(const Case& c, std::mt19937& rng) {
     attrs.separable = c.separable ? 1 : 0;
     attrs.outputRank = static_cast<int32_t>(c.T.size());
     for (size_t j = 0; j < c.T.size(); ++j) attrs.outputSize[j] = static_cast<int32_t>(c.T[j]);
+    attrs.activation = static_cast<core::Activation>(c.act);
     std::vector<int64_t> xDims = {c.n, c.cin}, wDims = {c.cin, c.separable ? 1 : c.cout}, bDims = {c.cout};
     int64_t P = 1, Kt = 1, Pout = 1;
+    const int64_t sDims[] = {c.cout, c.cin};
     for (int j = 0; j < d; ++j) {
         xDims.push_back(c.S[j]);
         wDims.push_back(c.low[j] + c.high[j]);
@@ -114,7 +121,8 @@ bool runCase(const Case& c, std::mt19937& rng) {
     int64_t yDims[5] = {};
     if (st.ok) {
         st = core::inferShape(attrs, xDims.data(), d + 2, wDims.data(), d + 3, c.bias ? bDims.data() : nullptr,
-                              c.bias ? 1 : 0, &shape);
+                              c.bias ? 1 : 0, &shape,
+                              c.skip ? sDims : nullptr, c.skip ? 2 : 0);
         core::outputDims(shape, yDims);
         for (int j = 0; st.ok && j < d; ++j)
             if (yDims[2 + j] != (c.T.empty() ? c.S[j] : c.T[j])) st = core::Status::error("outputDims: wrong spatial size");
@@ -133,7 +141,10 @@ bool runCase(const Case& c, std::mt19937& rng) {
     const std::vector<double> x = randVec(c.n * c.cin * P);
     const std::vector<double> w = randVec(c.cin * (c.separable ? 1 : c.cout) * Kt * 2);
     const std::vector<double> b = randVec(c.cout);
-    Tensor tx(x, c.dtype), tw(w, c.dtype), tb(b, c.dtype), ty(std::vector<double>(c.n * c.cout * Pout, 7.0), c.dtype);
+    std::vector<double> sk = randVec(c.cout * c.cin);
+    for (auto& e : sk) e = roundTo(e / std::sqrt(static_cast<double>(c.cin)), c.dtype);
+    Tensor tx(x, c.dtype), tw(w, c.dtype), tb(b, c.dtype), ts(sk, c.dtype);
+    Tensor ty(std::vector<double>(c.n * c.cout * Pout, NAN), c.dtype);  // poisoned: every element must be written
 
     core::SpectralConvParams params;
     params.attrs = attrs;
@@ -142,6 +153,7 @@ bool runCase(const Case& c, std::mt19937& rng) {
     params.x = tx.data();
     params.weight = tw.data();
     params.bias = c.bias ? tb.data() : nullptr;
+    params.skipWeight = c.skip ? ts.data() : nullptr;
     params.y = ty.data();
     const size_t bytes = core::cpuWorkspaceBytes(shape, c.threads);
     std::vector<unsigned char> ws(bytes + 3);
@@ -150,7 +162,7 @@ bool runCase(const Case& c, std::mt19937& rng) {
         std::printf("FAIL %-34s runCpu: %s\n", c.name.c_str(), st.message.c_str());
         return false;
     }
-    const std::vector<double> ref = reference(c, static_cast<int>(attrs.norm), x, w, b);
+    const std::vector<double> ref = reference(c, static_cast<int>(attrs.norm), x, w, b, sk);
     if (ref.size() != static_cast<size_t>(c.n * c.cout * Pout)) {
         std::printf("FAIL %-34s reference size\n", c.name.c_str());
         return false;
@@ -200,6 +212,13 @@ bool errorCases() {
     core::SpectralConvParams badBias = params;
     badBias.shape.hasBias = true;
     expectError("bias missing", core::runCpu(badBias, ws.data(), bytes, 2));
+    core::SpectralConvParams badSkip = params;
+    badSkip.shape.hasSkip = true;
+    expectError("skip weight missing", core::runCpu(badSkip, ws.data(), core::cpuWorkspaceBytes(badSkip.shape, 2), 2));
+    expectError("skip workspace too small", core::runCpu(badSkip, ws.data(), bytes, 2));
+    core::SpectralConvParams badAct = params;
+    badAct.attrs.activation = static_cast<core::Activation>(6);
+    expectError("activation out of range", core::runCpu(badAct, ws.data(), bytes, 2));
     {  // 1D, 2^30 samples, every mode kept: the tables alone would be ~2^62 bytes
         core::SpectralConvAttrs big;
         big.rank = 1;
@@ -254,6 +273,40 @@ bool halfConversions() {
     std::printf("%s fp16 conversions of the %s kernels match the scalar reference (%d mismatches)\n",
                 bad ? "FAIL" : "ok  ", k.name, bad);
     return bad == 0;
+}
+
+// The selected table's activations against float64 over [-30, 30] and a few huge values; NaN in,
+// NaN out. Bound: |error| <= tol |ref| + 1e-11 everywhere, near zero as well (the formulas avoid
+// cancellation); tol = 5e-7 for silu / tanh, 2.5e-6 for the gelus, whose negative tails are
+// e^{-(argument ~ 10)}: the fp32 rounding of that argument alone is ~1e-6 relative. The absolute
+// term covers the far gelu tails (|ref| < 1e-6 for v < -5). relu is exact.
+bool activationAccuracy() {
+    const cpu::CpuKernels& k = cpu::cpuKernels();
+    std::vector<float> v;
+    for (int i = -30000; i <= 30000; ++i) v.push_back(static_cast<float>(i) * 1e-3f);
+    for (float e : {1e-7f, -1e-7f, 1e-20f, -1e-20f, 0.0f, -0.0f, 80.0f, -80.0f, 1e4f, -1e4f, 3e38f, -3e38f}) v.push_back(e);
+    const int64_t n = static_cast<int64_t>(v.size());
+    bool ok = true;
+    for (int act = 0; act < 6; ++act) {
+        std::vector<float> out(v.size() + 1, 12345.0f);
+        k.activation(v.data(), out.data(), n, act);
+        double worst = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double ref = turbofno_test::referenceActivation(v[i], act);
+            const double err = std::max(0.0, std::fabs(out[i] - ref) - 1e-11) / std::max(std::fabs(ref), 1e-300);
+            worst = std::max(worst, std::isfinite(out[i]) ? err : INFINITY);
+        }
+        std::vector<float> inPlace = v, nan = {NAN, 1.0f};
+        k.activation(inPlace.data(), inPlace.data(), n, act);
+        k.activation(nan.data(), nan.data(), 1, act);
+        const bool same = std::memcmp(inPlace.data(), out.data(), v.size() * sizeof(float)) == 0;
+        const double tol = (act == 1 || act == 2) ? 2.5e-6 : 5e-7;
+        const bool good = worst <= tol && same && std::isnan(nan[0]) && nan[1] == 1.0f && out[v.size()] == 12345.0f;
+        std::printf("%s activation %d (%s kernels): worst relative error %.2e, in place %s, NaN %s\n", good ? "ok  " : "FAIL",
+                    act, k.name, worst, same ? "same" : "DIFFERS", std::isnan(nan[0]) ? "kept" : "LOST");
+        ok = ok && good;
+    }
+    return ok;
 }
 
 // Runs one fixed 2D case and returns its output (fp32).
@@ -349,6 +402,28 @@ int main() {
         {"out fp16 2d 12x10->6x17", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f16, 2, {6, 17}},
         {"out bf16 1d 21->42", 1, 2, 3, 4, {21}, {11}, {0}, false, true, bf16, 1, {42}},
         {"out same size given", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 2, {12, 10}},
+        // fused layer: act(K(x) + W_skip x + bias), every activation, d = 1..3, chunking paths
+        {"skip 1d S=37 identity", 1, 2, 3, 5, {37}, {7}, {0}, false, true, f32, 2, {}, true, 0},
+        {"skip 1d S=600 long rows gelu", 1, 2, 5, 64, {600}, {20}, {0}, false, true, f32, 2, {}, true, 1},
+        {"skip 2d 12x10 gelu_tanh", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 3, {}, true, 2},
+        {"skip 2d odd 15x21 relu no bias", 2, 1, 5, 3, {15, 21}, {4, 5}, {4, 0}, false, false, f32, 1, {}, true, 3},
+        {"skip 2d 40x36 16->24 silu", 2, 2, 16, 24, {40, 36}, {8, 12}, {8, 0}, false, true, f32, 2, {}, true, 4},
+        {"skip 2d separable 9x14 tanh", 2, 2, 4, 4, {9, 14}, {2, 4}, {3, 0}, true, true, f32, 2, {}, true, 5},
+        {"skip 3d 7x9x12 4->5 gelu", 3, 2, 4, 5, {7, 9, 12}, {3, 2, 4}, {2, 3, 0}, false, true, f32, 3, {}, true, 1},
+        {"skip 3d 6x5x7 identity", 3, 1, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, false, f32, 1, {}, true, 0},
+        {"skip 2d tiny 2x1 relu", 2, 1, 2, 3, {2, 1}, {1, 1}, {1, 0}, false, true, f32, 2, {}, true, 3},
+        {"skip 2d 24x48 batch 5 gelu", 2, 5, 8, 8, {24, 48}, {8, 8}, {8, 0}, false, true, f32, 4, {}, true, 1},
+        {"act only 1d gelu", 1, 2, 3, 5, {37}, {7}, {0}, false, true, f32, 2, {}, false, 1},
+        {"act only 2d 12x10 silu", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 2, {}, false, 4},
+        {"act only 3d tanh", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f32, 2, {}, false, 5},
+        {"act + output_size 2d 12x10->24x20 gelu", 2, 2, 3, 4, {12, 10}, {3, 4}, {2, 0}, false, true, f32, 2, {24, 20}, false, 1},
+        {"skip + output_size == S relu", 2, 2, 3, 4, {12, 10}, {3, 4}, {2, 0}, false, true, f32, 2, {12, 10}, true, 3},
+        {"act only 2d relu gelu_tanh sep", 2, 2, 4, 4, {9, 14}, {2, 4}, {3, 0}, true, true, f32, 2, {}, false, 2},
+        {"fp16 skip 2d 12x10 gelu", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f16, 2, {}, true, 1},
+        {"fp16 skip 1d S=600 silu", 1, 2, 5, 64, {600}, {20}, {0}, false, false, f16, 2, {}, true, 4},
+        {"fp16 skip 3d 6x5x7 tanh", 3, 2, 2, 3, {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, false, true, f16, 1, {}, true, 5},
+        {"fp16 act only 2d relu", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f16, 2, {}, false, 3},
+        {"bf16 skip 2d 9x14 gelu_tanh", 2, 2, 4, 3, {9, 14}, {2, 4}, {3, 0}, false, true, bf16, 2, {}, true, 2},
     };
     std::mt19937 rng(20261129);
     std::printf("CPU kernels: %s\n", cpu::cpuKernels().name);
@@ -357,6 +432,7 @@ int main() {
     failed += errorCases() ? 0 : 1;
     failed += concurrencyAndFork() ? 0 : 1;
     failed += halfConversions() ? 0 : 1;
+    failed += activationAccuracy() ? 0 : 1;
     std::printf("%s: %d failure(s)\n", failed ? "FAILED" : "PASSED", failed);
     return failed ? 1 : 0;
 }

@@ -16,6 +16,13 @@ enum class DataType : int32_t { kFloat32 = 0, kFloat16 = 1, kBFloat16 = 2 };
 // so the output does not depend on it; it is kept for fidelity and validated.
 enum class FftNorm : int32_t { kBackward = 0, kForward = 1, kOrtho = 2 };
 
+// Pointwise activation of the fused layer, applied last: y = act(K(x) + W_skip x + bias).
+// Values are the ONNX `activation` attribute (op version 2; version-1 nodes are kIdentity).
+// Formulas (torch's): kGeluErf 0.5 v (1 + erf(v / sqrt 2)); kGeluTanh 0.5 v (1 + tanh(sqrt(2/pi)
+// (v + 0.044715 v^3))); kRelu max(v, 0); kSilu v / (1 + exp(-v)); kTanh tanh(v).
+enum class Activation : int32_t { kIdentity = 0, kGeluErf = 1, kGeluTanh = 2, kRelu = 3, kSilu = 4, kTanh = 5 };
+constexpr int32_t kActivationCount = 6;
+
 // Node attributes, exactly as they appear in ONNX (and as TensorRT creator fields).
 struct SpectralConvAttrs {
     int32_t rank = 0;                    // d = number of entries in modes_low / modes_high
@@ -27,6 +34,7 @@ struct SpectralConvAttrs {
     // attribute is absent (output spatial size = input's); otherwise == rank, T_j = outputSize[j] >= 1.
     int32_t outputRank = 0;
     int32_t outputSize[kMaxRank] = {};
+    Activation activation = Activation::kIdentity;  // applied after the skip and the bias
 };
 
 // Shapes after validation. Every count fits in int64 and every tensor has < 2^31 elements.
@@ -39,6 +47,7 @@ struct SpectralConvShape {
     int64_t kept[kMaxRank] = {};         // K_j = p_j + q_j (last axis: k)
     bool hasBias = false;
     int64_t outSpatial[kMaxRank] = {};   // T_1..T_d (output); 0 = same as spatial[j] (use outSize)
+    bool hasSkip = false;                // 1x1 skip weight [Cout, Cin] present
 };
 
 // Output spatial size T_j of axis j: outSpatial[j], or S_j when it is 0 (shapes built by hand).
@@ -62,6 +71,7 @@ struct SpectralConvParams {
     const void* x = nullptr;       // [N, Cin, S_1..S_d]
     const void* weight = nullptr;  // [Cin, Cout, K_1..K_d, 2] (separable: [C, 1, K_1..K_d, 2])
     const void* bias = nullptr;    // [Cout] or nullptr
+    const void* skipWeight = nullptr;  // [Cout, Cin] (y += W_skip x, a 1x1 conv without bias) or nullptr
     void* y = nullptr;             // [N, Cout, T_1..T_d] (T = S unless output_size is set)
 };
 
