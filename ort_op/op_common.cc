@@ -131,20 +131,20 @@ OrtStatus* describeInput(OrtKernelContext* ctx, const NodeState& node, size_t in
 // --- OrtCustomOp callbacks shared by every EP ---
 
 const char* ORT_API_CALL opName(const OrtCustomOp*) { return core::kOpType; }
-size_t ORT_API_CALL inputCount(const OrtCustomOp*) { return 3; }
+size_t ORT_API_CALL inputCount(const OrtCustomOp*) { return 4; }  // x, weight, bias?, skip_weight? (version 2)
 size_t ORT_API_CALL outputCount(const OrtCustomOp*) { return 1; }
 // UNDEFINED = any tensor type; the output takes the inputs' type. Unsupported types are rejected
 // in prepareRun with a message naming the node, instead of ORT's generic "no kernel found".
 ONNXTensorElementDataType ORT_API_CALL anyType(const OrtCustomOp*, size_t) {
     return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
 }
-// x (input 0) is dynamically typed; weight and bias have the op's declared parameter type.
+// x (input 0) is dynamically typed; weight, bias and skip_weight have the op's declared parameter type.
 ONNXTensorElementDataType ORT_API_CALL typedInput(const OrtCustomOp* op, size_t index) {
     if (index == 0) return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
     return static_cast<const SpectralConvOp*>(op)->paramType;
 }
 OrtCustomOpInputOutputCharacteristic ORT_API_CALL inputCharacteristic(const OrtCustomOp*, size_t index) {
-    return index == 2 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+    return index >= 2 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
 }
 OrtCustomOpInputOutputCharacteristic ORT_API_CALL outputCharacteristic(const OrtCustomOp*, size_t) {
     return INPUT_OUTPUT_REQUIRED;
@@ -152,7 +152,7 @@ OrtCustomOpInputOutputCharacteristic ORT_API_CALL outputCharacteristic(const Ort
 OrtMemType ORT_API_CALL inputMemoryType(const OrtCustomOp*, size_t) { return OrtMemTypeDefault; }
 int ORT_API_CALL variadicMinArity(const OrtCustomOp*) { return 1; }
 int ORT_API_CALL variadicHomogeneity(const OrtCustomOp*) { return 1; }
-int ORT_API_CALL startVersion(const OrtCustomOp*) { return core::kOpVersion; }
+int ORT_API_CALL startVersion(const OrtCustomOp*) { return core::kOpMinVersion; }
 int ORT_API_CALL endVersion(const OrtCustomOp*) { return core::kOpVersion; }
 
 // Output shape inference: [N, Cout, S_1..S_d] where known. It never fails: a node whose shapes are
@@ -279,9 +279,10 @@ OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesLow, &low)) return st;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesHigh, &high)) return st;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrOutputSize, &outSize, false)) return st;
-    int64_t norm = 0, separable = 0;
+    int64_t norm = 0, separable = 0, activation = 0;
     if (OrtStatus* st = readIntAttr(info, *node, core::kAttrNorm, 0, &norm)) return st;
     if (OrtStatus* st = readIntAttr(info, *node, core::kAttrSeparable, 0, &separable)) return st;
+    if (OrtStatus* st = readIntAttr(info, *node, core::kAttrActivation, 0, &activation)) return st;
 
     core::SpectralConvAttrs attrs;
     const size_t d = low.size();
@@ -306,6 +307,9 @@ OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
     if (OrtStatus* st = narrow(*node, core::kAttrNorm, norm, &norm32)) return st;
     if (OrtStatus* st = narrow(*node, core::kAttrSeparable, separable, &attrs.separable)) return st;
     attrs.norm = static_cast<core::FftNorm>(norm32);
+    int32_t activation32 = 0;
+    if (OrtStatus* st = narrow(*node, core::kAttrActivation, activation, &activation32)) return st;
+    attrs.activation = static_cast<core::Activation>(activation32);
 
     const core::Status v = core::validateAttrs(attrs, static_cast<int64_t>(low.size()), static_cast<int64_t>(high.size()));
     if (!v.ok) return nodeError(node->name, v.message);
@@ -317,14 +321,17 @@ OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned sup
                       RunTensors* run) {
     size_t count = 0;
     if (OrtStatus* st = api()->KernelContext_GetInputCount(ctx, &count)) return nodeError(node.name, takeMessage(st));
-    if (count < 2 || count > 3) {
-        return nodeError(node.name, "expects inputs (x, weight[, bias]), got " + std::to_string(count));
+    if (count < 2 || count > 4) {
+        return nodeError(node.name, "expects inputs (x, weight[, bias[, skip_weight]]), got " + std::to_string(count));
     }
-    InputDesc x, w, b;
+    InputDesc x, w, b, sk;
     if (OrtStatus* st = describeInput(ctx, node, 0, "x", &x)) return st;
     if (OrtStatus* st = describeInput(ctx, node, 1, "weight", &w)) return st;
-    if (count == 3) {
+    if (count >= 3) {
         if (OrtStatus* st = describeInput(ctx, node, 2, "bias", &b)) return st;
+    }
+    if (count == 4) {
+        if (OrtStatus* st = describeInput(ctx, node, 3, "skip_weight", &sk)) return st;
     }
     if (!x.value || !w.value) return nodeError(node.name, "inputs x and weight are required");
 
@@ -351,6 +358,10 @@ OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned sup
         return nodeError(node.name, std::string("mixed dtypes: x is ") + dtypeName(x.type) + " but bias is " +
                                         dtypeName(b.type) + "; all inputs must share one type");
     }
+    if (sk.value && sk.type != x.type) {
+        return nodeError(node.name, std::string("mixed dtypes: x is ") + dtypeName(x.type) + " but skip_weight is " +
+                                        dtypeName(sk.type) + "; all inputs must share one type");
+    }
 
     core::SpectralConvParams& p = run->params;
     p = core::SpectralConvParams{};
@@ -364,8 +375,16 @@ OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned sup
         biasRank = static_cast<int>(b.dims.size());
         biasDims = biasRank ? b.dims.data() : biasDimsBuf;  // non-null: the bias is present
     }
+    int64_t skipDimsBuf[1] = {0};
+    const int64_t* skipDims = nullptr;
+    int skipRank = 0;
+    if (sk.value) {
+        skipRank = static_cast<int>(sk.dims.size());
+        skipDims = skipRank ? sk.dims.data() : skipDimsBuf;  // non-null: the skip weight is present
+    }
     const core::Status st = core::inferShape(node.attrs, x.dims.data(), static_cast<int>(x.dims.size()), w.dims.data(),
-                                             static_cast<int>(w.dims.size()), biasDims, biasRank, &p.shape);
+                                             static_cast<int>(w.dims.size()), biasDims, biasRank, &p.shape, skipDims,
+                                             skipRank);
     if (!st.ok) return nodeError(node.name, st.message);
 
     int64_t yDims[core::kMaxRank + 2];
@@ -377,17 +396,20 @@ OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned sup
     void* xData = nullptr;
     void* wData = nullptr;
     void* bData = nullptr;
+    void* sData = nullptr;
     OrtStatus* e = api()->GetTensorMutableData(const_cast<OrtValue*>(x.value), &xData);
     if (!e) e = api()->GetTensorMutableData(const_cast<OrtValue*>(w.value), &wData);
     if (!e && b.value) e = api()->GetTensorMutableData(const_cast<OrtValue*>(b.value), &bData);
+    if (!e && sk.value) e = api()->GetTensorMutableData(const_cast<OrtValue*>(sk.value), &sData);
     if (!e) e = api()->GetTensorMutableData(y, &p.y);
     if (e) return nodeError(node.name, takeMessage(e), ORT_FAIL);
-    if (!xData || !wData || (b.value && !bData) || !p.y) {
+    if (!xData || !wData || (b.value && !bData) || (sk.value && !sData) || !p.y) {
         return nodeError(node.name, "a tensor has no data", ORT_FAIL);
     }
     p.x = xData;
     p.weight = wData;
     p.bias = bData;
+    p.skipWeight = sData;
     return nullptr;
 }
 

@@ -34,8 +34,8 @@ struct NodeState {
 OrtStatus* nodeError(const std::string& node, const std::string& problem);
 OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code);
 
-// Reads the node name and the attributes modes_low, modes_high, norm, separable from `info`
-// and runs core::validateAttrs.
+// Reads the node name and the attributes modes_low, modes_high, norm, separable, activation from
+// `info` and runs core::validateAttrs.
 OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node);
 
 // One run's inputs and output, resolved and validated.
@@ -47,14 +47,14 @@ struct RunTensors {
 // Bit mask of the element types a kernel supports (kSupportFloat | ...).
 enum : unsigned { kSupportFloat = 1u, kSupportFloat16 = 2u, kSupportBFloat16 = 4u };
 
-// Reads x, weight and the optional bias from `ctx`, checks dtypes against `supported` (`epName`
+// Reads x, weight and the optional bias and skip_weight from `ctx`, checks dtypes against `supported` (`epName`
 // names the kernel in the message), runs core::inferShape and allocates the output.
 OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned supported, const char* epName,
                       RunTensors* run);
 
-// Fills the EP-independent OrtCustomOp callbacks: name, 3 inputs (bias optional) and 1 output of
-// any tensor type (checked at run time, so a bad dtype gets a clear error), output shape inference,
-// version. The caller sets GetExecutionProviderType, CreateKernelV2, KernelComputeV2, KernelDestroy,
+// Fills the EP-independent OrtCustomOp callbacks: name, 4 inputs (bias and skip_weight optional) and
+// 1 output of any tensor type (checked at run time, so a bad dtype gets a clear error), output shape
+// inference, versions kOpMinVersion..kOpVersion. The caller sets GetExecutionProviderType, CreateKernelV2, KernelComputeV2, KernelDestroy,
 // then registers the result through makeTypedOps.
 void fillCommonOp(OrtCustomOp* op);
 

@@ -1,8 +1,9 @@
 """Float64 NumPy reference of the SpectralConv op (docs/op.md) and a one-node ONNX model builder.
 
 `spectral_conv` is the oracle every test compares against. It follows docs/op.md literally
-(rfftn -> keep the low/high corner modes -> per-mode complex channel mixing -> irfftn + bias) and
-raises ValueError for inputs the op must reject. `make_model` imports onnx lazily.
+(rfftn -> keep the low/high corner modes -> per-mode complex channel mixing -> irfftn + bias, then
+the version-2 fused layer: + skip_weight x, activation) and raises ValueError for inputs the op
+must reject. `make_model` imports onnx lazily.
 """
 from __future__ import annotations
 
@@ -20,9 +21,32 @@ def kept_indices(size: int, low: int, high: int, last_axis: bool) -> np.ndarray:
     return np.concatenate([np.arange(low), np.arange(size - high, size)]).astype(np.int64)
 
 
+def apply_activation(v: np.ndarray, act: int) -> np.ndarray:
+    """The fused layer's activation (docs/op.md) in float64, without cancellation in the tails."""
+    from math import erfc, sqrt, pi
+
+    if act == 0:
+        return v
+    if act == 1:   # 0.5 v (1 + erf(v / sqrt 2)) = 0.5 v erfc(-v / sqrt 2)
+        return 0.5 * v * np.vectorize(erfc, otypes=[np.float64])(-v / sqrt(2.0))
+    if act == 2:   # 0.5 v (1 + tanh(u)) = v / (1 + exp(-2u))
+        u = sqrt(2.0 / pi) * (v + 0.044715 * v ** 3)
+        with np.errstate(over="ignore"):
+            return v / (1.0 + np.exp(-2.0 * u))
+    if act == 3:
+        return np.maximum(v, 0.0)
+    if act == 4:
+        with np.errstate(over="ignore"):
+            return v / (1.0 + np.exp(-v))
+    if act == 5:
+        return np.tanh(v)
+    raise ValueError(f"activation must be one of {sorted(_op.ACTIVATION_NAMES)}, got {act}")
+
+
 def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Sequence[int] | None,
                modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int,
-               output_size: Sequence[int] | None = None) -> int:
+               output_size: Sequence[int] | None = None, skip_shape: Sequence[int] | None = None,
+               act: int = 0) -> int:
     """docs/op.md validation rules (shape part). Returns Cout; raises ValueError."""
     d = len(modes_low)
     if d not in (1, 2, 3) or len(modes_high) != d:
@@ -33,6 +57,8 @@ def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Seque
         raise ValueError(f"norm must be 0, 1 or 2, got {norm}")
     if separable not in (0, 1):
         raise ValueError(f"separable must be 0 or 1, got {separable}")
+    if act not in _op.ACTIVATION_NAMES:
+        raise ValueError(f"activation must be one of {sorted(_op.ACTIVATION_NAMES)}, got {act}")
     if len(x_shape) != d + 2:
         raise ValueError(f"x must have rank {d + 2}, got shape {tuple(x_shape)}")
     if any(s <= 0 for s in x_shape):
@@ -54,23 +80,32 @@ def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Seque
         raise ValueError(f"weight must have shape {expected_w}, got {tuple(w_shape)}")
     if bias_shape is not None and list(bias_shape) != [cout]:
         raise ValueError(f"bias must have shape [{cout}], got {tuple(bias_shape)}")
+    if skip_shape is not None and list(skip_shape) != [cout, x_shape[1]]:
+        raise ValueError(f"skip_weight must have shape [Cout, Cin] = [{cout}, {x_shape[1]}], got {tuple(skip_shape)}")
+    if skip_shape is not None and output_size is not None and list(output_size) != list(x_shape[2:]):
+        raise ValueError("skip_weight with output_size: output_size must equal the input's spatial size")
     return cout
 
 
-def spectral_conv(x, weight, bias=None, *, modes_low: Sequence[int], modes_high: Sequence[int],
-                  norm: int = 0, separable: int = 0, output_size: Sequence[int] | None = None) -> np.ndarray:
-    """y = irfftn(mix(rfftn(x)[kept], W), s=output_size or S) + bias, computed in float64 (complex128).
+def spectral_conv(x, weight, bias=None, skip_weight=None, *, modes_low: Sequence[int], modes_high: Sequence[int],
+                  norm: int = 0, separable: int = 0, output_size: Sequence[int] | None = None,
+                  activation: int = 0) -> np.ndarray:
+    """y = act(irfftn(mix(rfftn(x)[kept], W), s=output_size or S) + bias + skip_weight x), in float64
+    (complex128).
 
     With output_size T != S the spectrum Y keeps the input's layout and numpy/torch's irfftn(Y, s=T)
     semantics apply: each full axis is cut or zero-padded at its end (spectrum index f stays f; f >= T_j
     is dropped), the last axis keeps bins 0..T_d//2, and the norm's scales no longer cancel (docs/op.md).
+    The fused layer (op version 2): skip_weight [Cout, Cin] (needs T == S) and the activation.
     """
     x = np.asarray(x, dtype=np.float64)
     w = np.asarray(weight, dtype=np.float64)
     b = None if bias is None else np.asarray(bias, dtype=np.float64)
+    sk = None if skip_weight is None else np.asarray(skip_weight, dtype=np.float64)
     modes_low, modes_high = [int(v) for v in modes_low], [int(v) for v in modes_high]
+    act = int(activation)
     cout = check_args(x.shape, w.shape, None if b is None else b.shape, modes_low, modes_high, int(norm), int(separable),
-                      output_size)
+                      output_size, None if sk is None else sk.shape, act)
     d = len(modes_low)
     n, cin, spatial = x.shape[0], x.shape[1], x.shape[2:]
     axes = tuple(range(2, 2 + d))
@@ -90,18 +125,24 @@ def spectral_conv(x, weight, bias=None, *, modes_low: Sequence[int], modes_high:
     y = np.fft.irfftn(out_spec, s=out, axes=axes, norm=norm_name)
     if b is not None:
         y = y + b.reshape((1, cout) + (1,) * d)
-    return y
+    if sk is not None:
+        y = y + np.einsum("oi,ni...->no...", sk, x)
+    return apply_activation(y, act)
 
 
 def random_case(rng: np.random.Generator, spatial: Sequence[int], modes_low: Sequence[int], modes_high: Sequence[int],
                 *, batch: int = 2, cin: int = 3, cout: int = 4, separable: int = 0, bias: bool = True,
-                dtype=np.float32):
-    """Random x, weight, bias (normal, never zeros) for the given sizes."""
+                dtype=np.float32, skip: bool = False):
+    """Random x, weight, bias (normal, never zeros) for the given sizes; with skip=True also a
+    skip weight [Cout, Cin] (returned fourth)."""
     kept = [p + q for p, q in zip(modes_low, modes_high)]
     x = rng.standard_normal((batch, cin, *spatial)).astype(dtype)
     w_shape = (cin, 1 if separable else cout, *kept, 2)
     w = (rng.standard_normal(w_shape) / np.sqrt(cin)).astype(dtype)
     b = rng.standard_normal(cin if separable else cout).astype(dtype) if bias else None
+    if skip:
+        co = cin if separable else cout
+        return x, w, b, (rng.standard_normal((co, cin)) / np.sqrt(cin)).astype(dtype)
     return x, w, b
 
 
@@ -110,10 +151,13 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
                output_size: Sequence[int] | None = None, x_shape: Sequence | None = None,
                weight_as_input: bool = False, node_name: str = "spectral_conv",
                attributes: Mapping[str, object] | None = None, opset: int = 17, ir_version: int = 10,
-               elem_type: int | None = None):
-    """One-node ONNX model y = SpectralConv(x, weight[, bias]).
+               elem_type: int | None = None, skip_weight: np.ndarray | None = None, activation: int = 0,
+               domain_version: int | None = None):
+    """One-node ONNX model y = SpectralConv(x, weight[, bias[, skip_weight]]).
 
-    weight / bias become initializers (or graph inputs with weight_as_input=True, bias too when given).
+    weight / bias / skip_weight become initializers (or graph inputs with weight_as_input=True).
+    A skip weight without a bias gets an empty bias input name. The domain's opset version is 2
+    (OPSET_VERSION_FUSED) when skip_weight or activation is used, else 1 (domain_version overrides).
     x_shape: dims of x (ints, strings for symbolic dims or None); default: [N, Cin, S...] all symbolic
     except Cin. attributes: overrides of the node's attributes (value None removes one), for
     malformed-model tests. elem_type: ONNX element type of x/y (default from weight's dtype).
@@ -138,6 +182,9 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
     }
     if output_size is not None:
         attrs[_op.ATTR_OUTPUT_SIZE] = [int(v) for v in output_size]
+    fused = skip_weight is not None or int(activation) != 0
+    if int(activation) != 0:
+        attrs[_op.ATTR_ACTIVATION] = int(activation)
     for key, value in (attributes or {}).items():
         if value is None:
             attrs.pop(key, None)
@@ -160,11 +207,23 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
                                                         list(bias.shape)))
         else:
             initializers.append(numpy_helper.from_array(bias, "bias"))
+    if skip_weight is not None:
+        skip_weight = np.asarray(skip_weight)
+        if bias is None:
+            node_inputs.append("")
+        node_inputs.append("skip_weight")
+        if weight_as_input:
+            inputs.append(helper.make_tensor_value_info("skip_weight", helper.np_dtype_to_tensor_dtype(skip_weight.dtype),
+                                                        list(skip_weight.shape)))
+        else:
+            initializers.append(numpy_helper.from_array(skip_weight, "skip_weight"))
 
+    if domain_version is None:
+        domain_version = _op.OPSET_VERSION_FUSED if fused else _op.OPSET_VERSION
     node = helper.make_node(_op.OP_TYPE, node_inputs, ["y"], name=node_name, domain=_op.DOMAIN, **attrs)
     graph = helper.make_graph([node], "spectral_conv_test", inputs,
                               [helper.make_tensor_value_info("y", elem_type, out_shape)], initializer=initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
-                                                    helper.make_opsetid(_op.DOMAIN, _op.OPSET_VERSION)])
+                                                    helper.make_opsetid(_op.DOMAIN, domain_version)])
     model.ir_version = ir_version
     return model

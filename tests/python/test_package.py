@@ -33,7 +33,14 @@ def test_names_match_core_header():
     assert consts["kAttrNorm"] == _op.ATTR_NORM
     assert consts["kAttrSeparable"] == _op.ATTR_SEPARABLE
     assert consts["kAttrOutputSize"] == _op.ATTR_OUTPUT_SIZE
-    assert int(re.search(r"constexpr int kOpVersion = (\d+);", header).group(1)) == _op.OPSET_VERSION
+    assert consts["kAttrActivation"] == _op.ATTR_ACTIVATION
+    assert int(re.search(r"constexpr int kOpMinVersion = (\d+);", header).group(1)) == _op.OPSET_VERSION
+    assert int(re.search(r"constexpr int kOpVersion = (\d+);", header).group(1)) == _op.OPSET_VERSION_FUSED
+    params = (ROOT / "plugins/include/turbofno/params.h").read_text()
+    enum = re.search(r"enum class Activation : int32_t \{([^}]*)\}", params).group(1)
+    values = {name: int(v) for name, v in re.findall(r"k(\w+) = (\d+)", enum)}
+    assert values == {"Identity": 0, "GeluErf": 1, "GeluTanh": 2, "Relu": 3, "Silu": 4, "Tanh": 5}
+    assert _op.ACTIVATIONS == {"identity": 0, "gelu": 1, "gelu_tanh": 2, "relu": 3, "silu": 4, "tanh": 5}
 
 
 def test_library_path(ort_lib):
