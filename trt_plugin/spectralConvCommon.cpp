@@ -26,6 +26,10 @@ void pluginCheck(bool condition, std::string const& message) {
     if (!condition) throw PluginError(message);
 }
 
+std::string inputCountMessage(int32_t nbInputs) {
+    return "expected 2 to 4 inputs (x, weight[, bias[, skip_weight]]), got " + std::to_string(nbInputs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Logging
 
@@ -86,8 +90,9 @@ PluginFieldCollection const* creatorFieldNames() noexcept {
         PluginField(core::kAttrNorm, nullptr, PluginFieldType::kINT32, 1),
         PluginField(core::kAttrSeparable, nullptr, PluginFieldType::kINT32, 1),
         PluginField(core::kAttrOutputSize, nullptr, PluginFieldType::kINT32, core::kMaxRank),
+        PluginField(core::kAttrActivation, nullptr, PluginFieldType::kINT32, 1),
     };
-    static PluginFieldCollection const kCollection{5, kFields};
+    static PluginFieldCollection const kCollection{6, kFields};
     return &kCollection;
 }
 
@@ -141,7 +146,7 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildSt
     pluginCheck(fc != nullptr, "no plugin field collection");
     pluginCheck(fc->nbFields >= 0 && (fc->nbFields == 0 || fc->fields != nullptr), "malformed plugin field collection");
     core::SpectralConvAttrs attrs;
-    bool seenLow = false, seenHigh = false, seenNorm = false, seenSep = false, seenOut = false;
+    bool seenLow = false, seenHigh = false, seenNorm = false, seenSep = false, seenOut = false, seenAct = false;
     int32_t lowCount = 0, highCount = 0;
     for (int32_t i = 0; i < fc->nbFields; ++i) {
         PluginField const& f = fc->fields[i];
@@ -160,16 +165,18 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildSt
         } else if (name == core::kAttrOutputSize) {
             once(seenOut);
             attrs.outputRank = readInts(f, attrs.outputSize, core::kMaxRank);
-        } else if (name == core::kAttrNorm || name == core::kAttrSeparable) {
-            bool const isNorm = name == core::kAttrNorm;
-            once(isNorm ? seenNorm : seenSep);
+        } else if (name == core::kAttrNorm || name == core::kAttrSeparable || name == core::kAttrActivation) {
+            bool const isNorm = name == core::kAttrNorm, isSep = name == core::kAttrSeparable;
+            once(isNorm ? seenNorm : isSep ? seenSep : seenAct);
             int32_t v = 0;
             int32_t const n = readInts(f, &v, 1);
             pluginCheck(n == 1, "field '" + name + "' must hold exactly one value, got " + std::to_string(n));
             if (isNorm) {
                 attrs.norm = static_cast<core::FftNorm>(v);
-            } else {
+            } else if (isSep) {
                 attrs.separable = v;
+            } else {
+                attrs.activation = static_cast<core::Activation>(v);
             }
         } else if (name == kBUILD_STATE_FIELD) {
             pluginCheck(f.type == PluginFieldType::kINT32 && f.length == 3 && f.data != nullptr,
@@ -177,7 +184,7 @@ core::SpectralConvAttrs attrsFromFields(PluginFieldCollection const* fc, BuildSt
             uint32_t parts[3];
             std::memcpy(parts, f.data, sizeof parts);
             int32_t const inputs = static_cast<int32_t>(parts[2]);
-            pluginCheck(inputs == 0 || inputs == kMIN_INPUTS || inputs == kMAX_INPUTS,
+            pluginCheck(inputs == 0 || (inputs >= kMIN_INPUTS && inputs <= kMAX_INPUTS),
                         std::string("field '") + kBUILD_STATE_FIELD + "' holds an invalid input count");
             if (state) {
                 state->workspaceBound = static_cast<size_t>((uint64_t{parts[1]} << 32) | parts[0]);
@@ -200,6 +207,7 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& 
     std::copy(attrs.outputSize, attrs.outputSize + core::kMaxRank, mOutputSize);
     mNorm = static_cast<int32_t>(attrs.norm);
     mSeparable = attrs.separable;
+    mActivation = static_cast<int32_t>(attrs.activation);
     mFields = {
         PluginField(core::kAttrModesLow, mModesLow, PluginFieldType::kINT32, attrs.rank),
         PluginField(core::kAttrModesHigh, mModesHigh, PluginFieldType::kINT32, attrs.rank),
@@ -208,6 +216,9 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& 
     };
     if (attrs.outputRank > 0) {  // absent when the node has no output_size, as in the ONNX node
         mFields.emplace_back(core::kAttrOutputSize, mOutputSize, PluginFieldType::kINT32, attrs.outputRank);
+    }
+    if (mActivation != 0) {  // absent for a plain layer, as in a version-1 ONNX node
+        mFields.emplace_back(core::kAttrActivation, &mActivation, PluginFieldType::kINT32, 1);
     }
     if (state.workspaceBound > 0 || state.nbInputs > 0) {
         uint64_t const w = state.workspaceBound;
@@ -222,14 +233,19 @@ void AttrFields::assign(core::SpectralConvAttrs const& attrs, BuildState const& 
 
 // ---------------------------------------------------------------------------------------------
 // V2 byte format: "TFNO", format version, rank, modes_low[3], modes_high[3], norm, separable,
-// input count, workspace bound (lo, hi), [version 2: output rank, output_size[3]], FNV-1a checksum of
-// everything before it. All little-endian int32/uint32. Version 1 blobs (before output_size) are read too.
+// input count, workspace bound (lo, hi), [version >= 2: output rank, output_size[3]], [version 3:
+// activation], FNV-1a checksum of everything before it. All little-endian int32/uint32. Version 1
+// (before output_size) and 2 (before the activation) blobs are read too.
 
 namespace {
 
 constexpr uint32_t kMAGIC = 0x4F4E4654u;  // "TFNO" read as little-endian
-constexpr uint32_t kFORMAT_VERSION = 2;
-constexpr size_t kSERIALIZED_BYTES_V1 = kSERIALIZED_BYTES - 4 * (1 + core::kMaxRank);
+constexpr uint32_t kFORMAT_VERSION = 3;
+constexpr size_t kSERIALIZED_BYTES_V2 = kSERIALIZED_BYTES - 4;
+constexpr size_t kSERIALIZED_BYTES_V1 = kSERIALIZED_BYTES_V2 - 4 * (1 + core::kMaxRank);
+size_t serializedBytes(uint32_t version) {
+    return version == 1 ? kSERIALIZED_BYTES_V1 : version == 2 ? kSERIALIZED_BYTES_V2 : kSERIALIZED_BYTES;
+}
 
 uint32_t fnv1a(unsigned char const* data, size_t n) {
     uint32_t h = 2166136261u;
@@ -267,23 +283,25 @@ void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size
     put32(p, static_cast<uint32_t>(uint64_t{workspaceBound} >> 32));
     put32(p, static_cast<uint32_t>(attrs.outputRank));
     for (int j = 0; j < core::kMaxRank; ++j) put32(p, static_cast<uint32_t>(attrs.outputSize[j]));
+    put32(p, static_cast<uint32_t>(attrs.activation));
     put32(p, fnv1a(start, static_cast<size_t>(p - start)));
 }
 
 core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound) {
     pluginCheck(data != nullptr, "serialized plugin data is null");
-    pluginCheck(length == kSERIALIZED_BYTES || length == kSERIALIZED_BYTES_V1,
+    pluginCheck(length == kSERIALIZED_BYTES || length == kSERIALIZED_BYTES_V2 || length == kSERIALIZED_BYTES_V1,
                 "serialized plugin data has " + std::to_string(length) + " bytes; expected " +
-                    std::to_string(kSERIALIZED_BYTES) + " (or " + std::to_string(kSERIALIZED_BYTES_V1) +
-                    " for format version 1; truncated or not a " + kPLUGIN_NAME + " plugin)");
+                    std::to_string(kSERIALIZED_BYTES) + " (or " + std::to_string(kSERIALIZED_BYTES_V2) + " / " +
+                    std::to_string(kSERIALIZED_BYTES_V1) + " for format versions 2 / 1; truncated or not a " +
+                    kPLUGIN_NAME + " plugin)");
     unsigned char const* const start = static_cast<unsigned char const*>(data);
     unsigned char const* p = start;
     pluginCheck(get32(p) == kMAGIC, "serialized plugin data does not start with the SpectralConv magic");
     uint32_t const version = get32(p);
-    pluginCheck(version == 1 || version == kFORMAT_VERSION,
+    pluginCheck(version >= 1 && version <= kFORMAT_VERSION,
                 "serialized plugin data has format version " + std::to_string(version) +
-                    "; this library reads versions 1 and " + std::to_string(kFORMAT_VERSION));
-    pluginCheck(length == (version == 1 ? kSERIALIZED_BYTES_V1 : kSERIALIZED_BYTES),
+                    "; this library reads versions 1 to " + std::to_string(kFORMAT_VERSION));
+    pluginCheck(length == serializedBytes(version),
                 "serialized plugin data has " + std::to_string(length) + " bytes, which does not match its format "
                 "version " + std::to_string(version) + " (truncated or corrupted)");
     core::SpectralConvAttrs attrs;
@@ -298,11 +316,12 @@ core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_
         attrs.outputRank = static_cast<int32_t>(get32(p));
         for (int j = 0; j < core::kMaxRank; ++j) attrs.outputSize[j] = static_cast<int32_t>(get32(p));
     }
+    if (version >= 3) attrs.activation = static_cast<core::Activation>(static_cast<int32_t>(get32(p)));
     size_t const body = static_cast<size_t>(p - start);
     pluginCheck(get32(p) == fnv1a(start, body), "serialized plugin data is corrupted (checksum mismatch)");
     core::Status const st = core::validateAttrs(attrs, attrs.rank, attrs.rank);
     pluginCheck(st.ok, "serialized plugin data holds invalid attributes: " + st.message);
-    pluginCheck(inputs == 0 || inputs == kMIN_INPUTS || inputs == kMAX_INPUTS,
+    pluginCheck(inputs == 0 || (inputs >= kMIN_INPUTS && inputs <= (version < 3 ? 3 : kMAX_INPUTS)),
                 "serialized plugin data holds an invalid input count " + std::to_string(inputs));
     if (nbInputs) *nbInputs = inputs;
     if (workspaceBound) *workspaceBound = static_cast<size_t>((wsHi << 32) | wsLo);
@@ -385,7 +404,7 @@ bool isConcrete(Dims const& dims) noexcept {
 
 core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, Dims const* inputDims, int32_t nbInputs) {
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     int64_t dims[kMAX_INPUTS][Dims::MAX_DIMS] = {};
     int ranks[kMAX_INPUTS] = {};
     for (int32_t i = 0; i < nbInputs; ++i) {
@@ -395,7 +414,8 @@ core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, Dims co
     }
     core::SpectralConvShape shape;
     core::Status const st = core::inferShape(attrs, dims[0], ranks[0], dims[1], ranks[1],
-                                             nbInputs == 3 ? dims[2] : nullptr, nbInputs == 3 ? ranks[2] : 0, &shape);
+                                             nbInputs >= 3 ? dims[2] : nullptr, nbInputs >= 3 ? ranks[2] : 0, &shape,
+                                             nbInputs == 4 ? dims[3] : nullptr, nbInputs == 4 ? ranks[3] : 0);
     pluginCheck(st.ok, st.message);
     return shape;
 }
@@ -403,7 +423,7 @@ core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, Dims co
 void checkBuildShapes(core::SpectralConvAttrs const& attrs, DynamicPluginTensorDesc const* in, int32_t nbInputs) {
     pluginCheck(in != nullptr, "no input descriptors");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     Dims dims[kMAX_INPUTS];
     char const* const kWhich[] = {"network dims", "profile min", "profile opt", "profile max"};
     for (int which = 0; which < 4; ++which) {
@@ -425,7 +445,7 @@ void checkBuildShapes(core::SpectralConvAttrs const& attrs, DynamicPluginTensorD
 size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims, Dims const* maxDims, int32_t nbInputs,
                       DataType type) {
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     core::DataType const coreType = toCoreType(type);
     // The varying extents, as an odometer over [min, max] per dimension.
     struct Axis {
@@ -453,8 +473,9 @@ size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims,
     auto visit = [&]() {
         core::SpectralConvShape shape;
         core::Status const st = core::inferShape(attrs, dims[0], minDims[0].nbDims, dims[1], minDims[1].nbDims,
-                                                 nbInputs == 3 ? dims[2] : nullptr, nbInputs == 3 ? minDims[2].nbDims : 0,
-                                                 &shape);
+                                                 nbInputs >= 3 ? dims[2] : nullptr, nbInputs >= 3 ? minDims[2].nbDims : 0,
+                                                 &shape, nbInputs == 4 ? dims[3] : nullptr,
+                                                 nbInputs == 4 ? minDims[3].nbDims : 0);
         if (st.ok) {  // shapes the op rejects can never run, so they need no workspace
             bytes = std::max(bytes, core::cudaWorkspaceBytes(shape, coreType));
             anyValid = true;
@@ -502,7 +523,7 @@ size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims,
 size_t workspaceForProfile(core::SpectralConvAttrs const& attrs, DynamicPluginTensorDesc const* in, int32_t nbInputs) {
     pluginCheck(in != nullptr, "no input descriptors");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     Dims lo[kMAX_INPUTS], hi[kMAX_INPUTS];
     for (int32_t i = 0; i < nbInputs; ++i) {
         bool const bounds = isConcrete(in[i].min) && isConcrete(in[i].max) && in[i].min.nbDims == in[i].desc.dims.nbDims &&
@@ -516,7 +537,7 @@ size_t workspaceForProfile(core::SpectralConvAttrs const& attrs, DynamicPluginTe
 size_t workspaceForDims(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* in, int32_t nbInputs) {
     pluginCheck(in != nullptr, "no input descriptors");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     Dims dims[kMAX_INPUTS];
     for (int32_t i = 0; i < nbInputs; ++i) dims[i] = in[i].dims;
     return core::cudaWorkspaceBytes(inferShape(attrs, dims, nbInputs), toCoreType(in[0].type));
@@ -526,7 +547,7 @@ void outputShapeExprs(core::SpectralConvAttrs const& attrs, DimsExprs const* inp
                       DimsExprs& output, nvinfer1::IExprBuilder& exprBuilder) {
     pluginCheck(inputs != nullptr, "no input shapes");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     int32_t const d = attrs.rank;
     DimsExprs const& x = inputs[0];
     DimsExprs const& w = inputs[1];
@@ -575,7 +596,7 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
     pluginCheck(inputDesc != nullptr && outputDesc != nullptr && inputs != nullptr && outputs != nullptr,
                 "enqueue called without tensor descriptors or pointers");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                "expected 2 or 3 inputs (x, weight[, bias]), got " + std::to_string(nbInputs));
+                inputCountMessage(nbInputs));
     DataType const type = inputDesc[0].type;
     for (int32_t i = 0; i <= nbInputs; ++i) {
         PluginTensorDesc const& d = i < nbInputs ? inputDesc[i] : outputDesc[0];
@@ -599,10 +620,11 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
 
     params.x = inputs[0];
     params.weight = inputs[1];
-    params.bias = nbInputs == 3 ? inputs[2] : nullptr;
+    params.bias = nbInputs >= 3 ? inputs[2] : nullptr;
+    params.skipWeight = nbInputs == 4 ? inputs[3] : nullptr;
     params.y = outputs[0];
-    core::Status const supported = core::cudaCheckSupported(params.shape, params.dtype);
-    pluginCheck(supported.ok, "shape not supported by the CUDA kernel: " + supported.message);
+    core::Status const supported = core::cudaCheckSupported(params.shape, params.dtype, &attrs);
+    pluginCheck(supported.ok, "not supported by the CUDA kernel: " + supported.message);
     size_t const wsBytes = core::cudaWorkspaceBytes(params.shape, params.dtype);
     pluginCheck(wsBytes == 0 || workspace != nullptr, "the kernel needs " + std::to_string(wsBytes) +
                                                           " workspace bytes but TensorRT passed none");

@@ -28,7 +28,10 @@ constexpr char const* kLEGACY_PLUGIN_VERSION = "1-legacy";
 constexpr char const* kLEGACY_PLUGIN_VERSION = "1";
 #endif
 constexpr int32_t kMIN_INPUTS = 2;  // x, weight
-constexpr int32_t kMAX_INPUTS = 3;  // x, weight, bias
+constexpr int32_t kMAX_INPUTS = 4;  // x, weight, bias, skip_weight (a skip weight needs the bias input:
+                                    // TensorRT inputs are positional, pass zeros for no bias)
+// "expected 2 to 4 inputs (x, weight[, bias[, skip_weight]]), got <n>"
+std::string inputCountMessage(int32_t nbInputs);
 
 // Thrown inside the library only; every noexcept TensorRT entry point catches it.
 class PluginError : public std::runtime_error {
@@ -44,7 +47,7 @@ void logWarning(std::string const& message) noexcept;
 // For catch blocks: "SpectralConv '<layer>': <what> failed: <reason>".
 void logCaught(char const* layerName, char const* what) noexcept;
 
-// The creator's field list: modes_low, modes_high, norm, separable, output_size (all kINT32; output_size
+// The creator's field list: modes_low, modes_high, norm, separable, output_size, activation, output_size (all kINT32; output_size
 // optional, absent = output size of the input).
 nvinfer1::PluginFieldCollection const* creatorFieldNames() noexcept;
 
@@ -74,15 +77,17 @@ private:
     int32_t mOutputSize[core::kMaxRank] = {};
     int32_t mNorm = 0;
     int32_t mSeparable = 0;
+    int32_t mActivation = 0;
     int32_t mState[3] = {};
     std::vector<nvinfer1::PluginField> mFields;
     nvinfer1::PluginFieldCollection mCollection{};
 };
 
 // V2 serialization: a fixed-size blob with magic, format version, the attributes, the input count
-// seen by configurePlugin (0 = not configured yet, 2 or 3), the workspace bound, output_size (rank + 3
-// values) and a checksum. deserializeAttrs also reads the shorter version-1 blob (no output_size).
-constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 8 + 4 * (1 + core::kMaxRank) + 4;
+// seen by configurePlugin (0 = not configured yet, 2 to 4), the workspace bound, output_size (rank + 3
+// values), the activation (format 3) and a checksum. deserializeAttrs also reads the shorter
+// format-1 (no output_size) and format-2 (no activation) blobs.
+constexpr size_t kSERIALIZED_BYTES = 4 + 4 + 4 * (1 + 2 * core::kMaxRank + 2 + 1) + 8 + 4 * (1 + core::kMaxRank) + 4 + 4;
 void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size_t workspaceBound, void* buffer);
 // Throws PluginError on a wrong length, magic, version, checksum or invalid attributes.
 core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound);

@@ -72,7 +72,7 @@ int32_t SpectralConvPlugin::getOutputDataTypes(DataType* outputTypes, int32_t nb
     try {
         pluginCheck(outputTypes != nullptr && nbOutputs == 1, "expected exactly one output");
         pluginCheck(inputTypes != nullptr && nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                    "expected 2 or 3 inputs (x, weight[, bias])");
+                    inputCountMessage(nbInputs));
         outputTypes[0] = inputTypes[0];
         return 0;
     } catch (...) {
@@ -118,7 +118,7 @@ int32_t SpectralConvPlugin::onShapeChange(PluginTensorDesc const* in, int32_t nb
     try {
         pluginCheck(in != nullptr && out != nullptr && nbOutputs == 1, "expected inputs and exactly one output");
         Dims dims[kMAX_INPUTS];
-        pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS, "expected 2 or 3 inputs (x, weight[, bias])");
+        pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS, inputCountMessage(nbInputs));
         for (int32_t i = 0; i < nbInputs; ++i) dims[i] = in[i].dims;
         inferShape(mAttrs, dims, nbInputs);
         mNbInputs = nbInputs;

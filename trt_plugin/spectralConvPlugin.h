@@ -64,7 +64,7 @@ private:
     std::string mNamespace;
     core::SpectralConvAttrs mAttrs;
     AttrFields mSerialized;
-    int32_t mNbInputs = 0;        // 2 or 3 once configurePlugin / onShapeChange ran
+    int32_t mNbInputs = 0;        // 2 to 4 once configurePlugin / onShapeChange ran
     size_t mWorkspaceBound = 0;   // bytes reserved at build time (serialized); 0 = unknown
 };
 

@@ -57,7 +57,7 @@ private:
     std::string mLayerName;
     std::string mNamespace;
     core::SpectralConvAttrs mAttrs;
-    int32_t mNbInputs = 0;        // 2 or 3 once configurePlugin ran (also serialized)
+    int32_t mNbInputs = 0;        // 2 to 4 once configurePlugin ran (also serialized)
     bool mConfigOk = true;        // configurePlugin cannot return an error; enqueue reports it
     size_t mWorkspaceBound = 0;   // bytes reserved at build time (serialized); 0 = unknown
     bool mFromPlan = false;       // deserialized: runtime configurePlugin calls do not move the bound

@@ -77,6 +77,8 @@ struct Case {
     std::vector<int64_t> spatial;
     std::vector<int64_t> outputSize;                // output_size attribute (empty: absent, output = spatial)
     bool bias = false;
+    bool skip = false;          // fused 1x1 skip weight, input 3 (needs the bias input: positional)
+    int32_t activation = 0;     // core::Activation; the field is written when non-zero
     nvinfer1::DataType type = nvinfer1::DataType::kFLOAT;
 
     int rank() const { return static_cast<int>(spatial.size()); }
@@ -84,8 +86,11 @@ struct Case {
     nvinfer1::Dims xDims(int64_t batch) const;      // [N, Cin, S...]
     nvinfer1::Dims weightDims() const;              // [Cin, Cout|1, K..., 2]
     nvinfer1::Dims biasDims() const;                // [Cout]
+    nvinfer1::Dims skipDims() const;                // [Cout, Cin]
     nvinfer1::Dims outDims(int64_t batch) const;    // [N, Cout, T...] (T = outputSize, else S)
-    int nbInputs() const { return bias ? 3 : 2; }
+    int nbInputs() const { return skip ? 4 : bias ? 3 : 2; }
+    // x at `batch`, weight, bias, skip: the first nbInputs() are the inputs.
+    void inputDims(int64_t batch, nvinfer1::Dims* dims) const;
 };
 
 // core::cudaWorkspaceBytes for the case at one batch size (computed by the harness, not the plugin).
@@ -111,7 +116,7 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, nvinfer1::PluginFieldC
 // Runtime phase on the GPU: recreate from the serialized state, enqueue, compare with `expected`
 // (or with the float64 reference when `expected` is empty; inputs random when `inputs` is empty).
 struct HostInputs {
-    std::vector<double> x, weight, bias;  // already representable in the case's type
+    std::vector<double> x, weight, bias, skip;  // already representable in the case's type
 };
 bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* inputs,
                   std::vector<double> const* expected);

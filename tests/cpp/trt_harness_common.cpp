@@ -158,6 +158,7 @@ FieldSet Case::fields() const {
         std::vector<int32_t> t(outputSize.begin(), outputSize.end());
         f.addInts("output_size", t);
     }
+    if (activation != 0) f.addInts("activation", {activation});
     return f;
 }
 
@@ -185,6 +186,21 @@ Dims Case::biasDims() const {
     d.nbDims = 1;
     d.d[0] = cout;
     return d;
+}
+
+Dims Case::skipDims() const {
+    Dims d{};
+    d.nbDims = 2;
+    d.d[0] = cout;
+    d.d[1] = cin;
+    return d;
+}
+
+void Case::inputDims(int64_t batch, Dims* dims) const {
+    dims[0] = xDims(batch);
+    dims[1] = weightDims();
+    dims[2] = biasDims();
+    dims[3] = skipDims();
 }
 
 Dims Case::outDims(int64_t batch) const {

@@ -66,6 +66,34 @@ std::vector<Case> buildCases() {
     w.norm = 2;
     w.n = 1, w.cin = 2, w.cout = 3, w.spatial = {6, 5, 7}, w.outputSize = {9, 4, 12}, w.bias = true;
     cs.push_back(w);
+    // Fused layer (op version 2): skip weight as input 3, activation field.
+    Case f1;
+    f1.name = "d2 fp32 skip gelu";
+    f1.modesLow = {3, 5};
+    f1.modesHigh = {2, 0};
+    f1.n = 2, f1.cin = 3, f1.cout = 5, f1.spatial = {12, 15}, f1.bias = true, f1.skip = true, f1.activation = 1;
+    cs.push_back(f1);
+    Case f2;
+    f2.name = "d1 fp16 skip silu";
+    f2.modesLow = {7};
+    f2.modesHigh = {0};
+    f2.n = 2, f2.cin = 4, f2.cout = 3, f2.spatial = {37}, f2.bias = true, f2.skip = true, f2.activation = 4;
+    f2.type = DataType::kHALF;
+    cs.push_back(f2);
+    Case f3;
+    f3.name = "d3 separable bf16 skip tanh";
+    f3.modesLow = {2, 2, 3};
+    f3.modesHigh = {1, 2, 0};
+    f3.separable = 1;
+    f3.n = 1, f3.cin = 3, f3.cout = 3, f3.spatial = {6, 5, 7}, f3.bias = true, f3.skip = true, f3.activation = 5;
+    f3.type = DataType::kBF16;
+    cs.push_back(f3);
+    Case f4;
+    f4.name = "d2 fp32 activation only (relu)";
+    f4.modesLow = {2, 6};
+    f4.modesHigh = {2, 0};
+    f4.n = 1, f4.cin = 4, f4.cout = 2, f4.spatial = {9, 10}, f4.bias = true, f4.activation = 3;
+    cs.push_back(f4);
     return cs;
 }
 
@@ -78,10 +106,10 @@ void checkCreators(PluginLibrary& lib) {
     check(std::strcmp(lib.v2->getPluginName(), "SpectralConv") == 0, "V2 creator name");
     check(std::strcmp(lib.v2->getPluginVersion(), lib.v3->getPluginVersion()) != 0,
           "V2 and V3 creators have distinct versions (the registry keys on name+version+namespace)");
-    char const* const names[] = {"modes_low", "modes_high", "norm", "separable", "output_size"};
+    char const* const names[] = {"modes_low", "modes_high", "norm", "separable", "output_size", "activation"};
     for (int which = 0; which < 2; ++which) {
         PluginFieldCollection const* fc = which == 0 ? lib.v3->getFieldNames() : lib.v2->getFieldNames();
-        bool ok = fc != nullptr && fc->nbFields == 5;
+        bool ok = fc != nullptr && fc->nbFields == 6;
         for (int i = 0; ok && i < 5; ++i) {
             ok = std::strcmp(fc->fields[i].name, names[i]) == 0 && fc->fields[i].type == PluginFieldType::kINT32;
         }
@@ -146,6 +174,22 @@ void checkBadFields(PluginLibrary& lib) {
         FieldSet f = base({2, 3}, {2, 0});
         f.addInts("norm", {0, 1});
         expectRejected(lib, "norm with two values", f, "exactly one value");
+    }
+    for (int32_t bad : {6, -1}) {
+        FieldSet f = base({2, 3}, {2, 0});
+        f.addInts("activation", {bad});
+        expectRejected(lib, "activation " + std::to_string(bad), f, "activation = " + std::to_string(bad));
+    }
+    {
+        FieldSet f = base({2, 3}, {2, 0});
+        f.addInts("activation", {1, 2});
+        expectRejected(lib, "activation with two values", f, "exactly one value");
+    }
+    {
+        FieldSet f = base({2, 3}, {2, 0});
+        f.addInts("activation", {1});
+        f.addInts("activation", {1});
+        expectRejected(lib, "activation given twice", f, "given twice");
     }
     {
         FieldSet f = base({2, 3}, {2, 0});
@@ -269,15 +313,17 @@ void checkShapeErrors(PluginLibrary& lib) {
     {
         DataType t[2] = {DataType::kHALF, DataType::kHALF}, o[2];
         check(build->getOutputDataTypes(o, 2, t, 2) != 0 && loggedError("one output"), "V3 getOutputDataTypes rejects 2 outputs");
-        check(build->getOutputDataTypes(o, 1, t, 1) != 0 && loggedError("2 or 3 inputs"), "V3 getOutputDataTypes rejects 1 input");
+        check(build->getOutputDataTypes(o, 1, t, 1) != 0 && loggedError("2 to 4 inputs"), "V3 getOutputDataTypes rejects 1 input");
+        DataType t5[5] = {DataType::kHALF, DataType::kHALF, DataType::kHALF, DataType::kHALF, DataType::kHALF};
+        check(build->getOutputDataTypes(o, 1, t5, 5) != 0 && loggedError("2 to 4 inputs"), "V3 getOutputDataTypes rejects 5 inputs");
     }
     // enqueue before any shape is known fails cleanly (no GPU work attempted)
     {
         auto* rt = static_cast<IPluginV3OneRuntime*>(p->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
         IPluginV3* fresh = lib.v3->createPlugin("fresh", f.collection(), TensorRTPhase::kRUNTIME);
         auto* frt = static_cast<IPluginV3OneRuntime*>(fresh->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
-        PluginTensorDesc desc[3]{};
-        void const* ins[3] = {};
+        PluginTensorDesc desc[4]{};
+        void const* ins[4] = {};
         void* outs[1] = {};
         check(frt->enqueue(desc, desc, ins, outs, nullptr, nullptr) != 0 && loggedError("before"),
               "V3 enqueue before onShapeChange fails with an error");
@@ -287,6 +333,19 @@ void checkShapeErrors(PluginLibrary& lib) {
         in[1].dims.d[0] = 7;  // weight Cin != x Cin
         PluginTensorDesc o{c.outDims(2), c.type, TensorFormat::kLINEAR, -1.0F};
         check(frt->onShapeChange(in, 2, &o, 1) != 0 && loggedError("Cin"), "V3 onShapeChange rejects weight/x mismatch");
+        // A skip weight of the wrong shape (input 3): the core's message names it.
+        Dims sk{};
+        sk.nbDims = 2;
+        sk.d[0] = c.cin;  // [Cin, Cout] instead of [Cout, Cin]
+        sk.d[1] = c.cout;
+        PluginTensorDesc in4[4] = {{c.xDims(2), c.type, TensorFormat::kLINEAR, -1.0F},
+                                   {c.weightDims(), c.type, TensorFormat::kLINEAR, -1.0F},
+                                   {c.biasDims(), c.type, TensorFormat::kLINEAR, -1.0F},
+                                   {sk, c.type, TensorFormat::kLINEAR, -1.0F}};
+        check(frt->onShapeChange(in4, 4, &o, 1) != 0 && loggedError("skip_weight"),
+              "V3 onShapeChange rejects a skip_weight of the wrong shape");
+        PluginTensorDesc in5[5] = {in4[0], in4[1], in4[2], in4[3], in4[3]};
+        check(frt->onShapeChange(in5, 5, &o, 1) != 0 && loggedError("2 to 4 inputs"), "V3 onShapeChange rejects 5 inputs");
         (void)rt;
         delete fresh;
         IPluginV2* freshV2 = lib.v2->createPlugin("fresh", f.collection());
@@ -312,13 +371,13 @@ void checkFormats(PluginLibrary& lib) {
                               DataType::kINT64, DataType::kBOOL};
     TensorFormat const formats[] = {TensorFormat::kLINEAR, TensorFormat::kCHW32, TensorFormat::kHWC8};
     int mismatches = 0, supported = 0;
-    for (int nb : {2, 3}) {
+    for (int nb : {2, 3, 4}) {
         for (DataType t0 : types) {
             for (DataType t : types) {
                 for (TensorFormat fmt : formats) {
                     for (int pos = 0; pos <= nb; ++pos) {
-                        DynamicPluginTensorDesc io[4]{};
-                        for (int i = 0; i < 4; ++i) {
+                        DynamicPluginTensorDesc io[5]{};
+                        for (int i = 0; i < 5; ++i) {
                             io[i].desc.type = t0;
                             io[i].desc.format = TensorFormat::kLINEAR;
                         }
@@ -329,8 +388,8 @@ void checkFormats(PluginLibrary& lib) {
                         // pos > 0 is only asked after pos 0 was accepted, so inOut[0] holds a kernel type
                         bool const t0Valid = t0 == DataType::kFLOAT || t0 == DataType::kHALF || t0 == DataType::kBF16;
                         if (pos > 0 && !t0Valid) continue;
-                        PluginTensorDesc flat[4];
-                        for (int i = 0; i < 4; ++i) flat[i] = io[i].desc;
+                        PluginTensorDesc flat[5];
+                        for (int i = 0; i < 5; ++i) flat[i] = io[i].desc;
                         bool const v3 = build->supportsFormatCombination(pos, io, nb, 1);
                         bool const v2 = p2->supportsFormatCombination(pos, flat, nb, 1);
                         mismatches += (v3 != expect) + (v2 != expect);
@@ -343,9 +402,10 @@ void checkFormats(PluginLibrary& lib) {
     check(mismatches == 0, "supportsFormatCombination: LINEAR only, fp32/fp16/bf16, all tensors one type (" +
                                std::to_string(mismatches) + " mismatches)");
     check(supported > 0, "some combinations are supported");
-    DynamicPluginTensorDesc io[4]{};
+    DynamicPluginTensorDesc io[6]{};
     check(!build->supportsFormatCombination(4, io, 3, 1) && !build->supportsFormatCombination(-1, io, 3, 1) &&
-              !build->supportsFormatCombination(0, io, 1, 1) && !build->supportsFormatCombination(0, nullptr, 2, 1),
+              !build->supportsFormatCombination(0, io, 1, 1) && !build->supportsFormatCombination(0, io, 5, 1) &&
+              !build->supportsFormatCombination(0, nullptr, 2, 1),
           "supportsFormatCombination rejects out-of-range positions, counts and null");
     delete p;
     p2->destroy();
@@ -353,7 +413,8 @@ void checkFormats(PluginLibrary& lib) {
 
 // Profile descriptors with the batch in [lo, hi] and opt `opt`.
 void batchProfile(Case const& c, int64_t lo, int64_t opt, int64_t hi, DynamicPluginTensorDesc* in, DynamicPluginTensorDesc* out) {
-    Dims const fixed[3] = {c.xDims(opt), c.weightDims(), c.biasDims()};
+    Dims fixed[4];
+    c.inputDims(opt, fixed);
     for (int i = 0; i < c.nbInputs(); ++i) {
         in[i] = DynamicPluginTensorDesc{};
         in[i].desc = PluginTensorDesc{fixed[i], c.type, TensorFormat::kLINEAR, -1.0F};
@@ -515,6 +576,24 @@ void checkV2Blob(PluginLibrary& lib, BuildResult const& built) {
         p->serialize(again.data());
         check(again == blob, "V2 serialize -> deserialize -> serialize is the identity");
         p->destroy();
+    }
+    // Format 2 (engines serialized before the fused layer: no activation word) is still read, as
+    // activation identity: rebuild this (activation-free) blob in format 2 by hand.
+    {
+        std::vector<unsigned char> v2(blob.begin(), blob.end() - 8);  // everything but activation + checksum
+        v2[4] = 2;                                                   // format version 2
+        uint32_t h = 2166136261u;
+        for (unsigned char b : v2) h = (h ^ b) * 16777619u;
+        for (int i = 0; i < 4; ++i) v2.push_back(static_cast<unsigned char>(h >> (8 * i)));
+        logger().take();
+        IPluginV2* old = lib.v2->deserializePlugin("v2", v2.data(), v2.size());
+        check(old != nullptr && !loggedError(), "V2 reads a format-2 blob (no activation)");
+        if (old) {
+            std::vector<unsigned char> again(old->getSerializationSize());
+            old->serialize(again.data());
+            check(again == blob, "V2 re-serializes a format-2 blob as this (activation-free) format-3 blob");
+            old->destroy();
+        }
     }
     logger().take();
     int accepted = 0, silent = 0, tried = 0;

@@ -34,6 +34,7 @@ core::SpectralConvAttrs coreAttrs(Case const& c) {
     }
     a.norm = static_cast<core::FftNorm>(c.norm);
     a.separable = c.separable;
+    a.activation = static_cast<core::Activation>(c.activation);
     a.outputRank = static_cast<int32_t>(c.outputSize.size());
     for (size_t j = 0; j < c.outputSize.size(); ++j) a.outputSize[j] = static_cast<int32_t>(c.outputSize[j]);
     return a;
@@ -44,12 +45,14 @@ core::DataType coreType(DataType t);
 // Whether the CUDA kernel runs this case; otherwise the reason it gives (output_size != S until the
 // CUDA kernel implements resampling): enqueue must then fail cleanly instead of writing a result.
 core::Status cudaSupports(Case const& c) {
-    Dims const x = c.xDims(c.n), w = c.weightDims(), b = c.biasDims();
-    std::vector<int64_t> xd(x.d, x.d + x.nbDims), wd(w.d, w.d + w.nbDims), bd(b.d, b.d + b.nbDims);
+    Dims const x = c.xDims(c.n), w = c.weightDims(), b = c.biasDims(), sk = c.skipDims();
+    std::vector<int64_t> xd(x.d, x.d + x.nbDims), wd(w.d, w.d + w.nbDims), bd(b.d, b.d + b.nbDims),
+        sd(sk.d, sk.d + sk.nbDims);
     core::SpectralConvShape shape;
-    core::Status st = core::inferShape(coreAttrs(c), xd.data(), x.nbDims, wd.data(), w.nbDims,
-                                       c.bias ? bd.data() : nullptr, c.bias ? 1 : 0, &shape);
-    return st.ok ? core::cudaCheckSupported(shape, coreType(c.type)) : st;
+    core::SpectralConvAttrs const attrs = coreAttrs(c);
+    core::Status st = core::inferShape(attrs, xd.data(), x.nbDims, wd.data(), w.nbDims, c.bias ? bd.data() : nullptr,
+                                       c.bias ? 1 : 0, &shape, c.skip ? sd.data() : nullptr, c.skip ? 2 : 0);
+    return st.ok ? core::cudaCheckSupported(shape, coreType(c.type), &attrs) : st;
 }
 
 core::DataType coreType(DataType t) {
@@ -62,11 +65,13 @@ core::DataType coreType(DataType t) {
 
 // The workspace the core asks for at one batch size (computed here independently of the plugin).
 size_t coreWorkspaceBytes(Case const& c, int64_t batch) {
-    Dims const x = c.xDims(batch), w = c.weightDims(), b = c.biasDims();
-    std::vector<int64_t> xd(x.d, x.d + x.nbDims), wd(w.d, w.d + w.nbDims), bd(b.d, b.d + b.nbDims);
+    Dims const x = c.xDims(batch), w = c.weightDims(), b = c.biasDims(), sk = c.skipDims();
+    std::vector<int64_t> xd(x.d, x.d + x.nbDims), wd(w.d, w.d + w.nbDims), bd(b.d, b.d + b.nbDims),
+        sd(sk.d, sk.d + sk.nbDims);
     core::SpectralConvShape shape;
     core::Status const st = core::inferShape(coreAttrs(c), xd.data(), x.nbDims, wd.data(), w.nbDims,
-                                             c.bias ? bd.data() : nullptr, c.bias ? 1 : 0, &shape);
+                                             c.bias ? bd.data() : nullptr, c.bias ? 1 : 0, &shape,
+                                             c.skip ? sd.data() : nullptr, c.skip ? 2 : 0);
     if (!st.ok) return static_cast<size_t>(-1);
     return core::cudaWorkspaceBytes(shape, coreType(c.type));
 }
@@ -75,7 +80,8 @@ namespace {
 
 // Input shape expressions: batch symbolic (dynamic) or constant, the rest constant.
 void inputExprs(Case const& c, TestExprBuilder& eb, bool symbolicBatch, DimsExprs* in) {
-    Dims const dims[3] = {c.xDims(c.n), c.weightDims(), c.biasDims()};
+    Dims dims[4];
+    c.inputDims(c.n, dims);
     for (int i = 0; i < c.nbInputs(); ++i) {
         in[i].nbDims = dims[i].nbDims;
         for (int k = 0; k < dims[i].nbDims; ++k) in[i].d[k] = eb.constantExpr(dims[i].d[k]);
@@ -85,7 +91,8 @@ void inputExprs(Case const& c, TestExprBuilder& eb, bool symbolicBatch, DimsExpr
 
 // Profile descriptors: batch dynamic in [1, n + 1], opt n.
 void profileDescs(Case const& c, DynamicPluginTensorDesc* in, DynamicPluginTensorDesc* out) {
-    Dims const fixed[3] = {c.xDims(c.n), c.weightDims(), c.biasDims()};
+    Dims fixed[4];
+    c.inputDims(c.n, fixed);
     for (int i = 0; i < c.nbInputs(); ++i) {
         in[i] = DynamicPluginTensorDesc{};
         in[i].desc.dims = fixed[i];
@@ -139,7 +146,7 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
     BuildResult r;
     logger().take();
     int const nb = c.nbInputs();
-    DataType const types[3] = {c.type, c.type, c.type};
+    DataType const types[4] = {c.type, c.type, c.type, c.type};
     // The profile lets the batch run over [1, n + 1]; the workspace must cover every one of them
     // (the core's workspace is not monotonic in the shape).
     size_t expectWs = 0;
@@ -170,15 +177,15 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
                 c.name + ": V3 getOutputDataTypes");
     for (bool symbolic : {true, false}) {
         TestExprBuilder eb;
-        DimsExprs in[3];
+        DimsExprs in[4];
         DimsExprs out{};
         inputExprs(c, eb, symbolic, in);
         ok &= check(build->getOutputShapes(in, nb, nullptr, 0, &out, 1, eb) == 0, c.name + ": V3 getOutputShapes");
         ok &= checkOutputExprs(c, in, out, symbolic, "V3 getOutputShapes");
     }
-    DynamicPluginTensorDesc din[3], dout;
+    DynamicPluginTensorDesc din[4], dout;
     profileDescs(c, din, &dout);
-    DynamicPluginTensorDesc inOut[4];
+    DynamicPluginTensorDesc inOut[5];
     std::copy(din, din + nb, inOut);
     inOut[nb] = dout;
     for (int pos = 0; pos <= nb; ++pos) {
@@ -223,12 +230,12 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
     ok &= check(p2->getOutputDataType(0, types, nb) == c.type, c.name + ": V2 getOutputDataType");
     for (bool symbolic : {true, false}) {
         TestExprBuilder eb;
-        DimsExprs in[3];
+        DimsExprs in[4];
         inputExprs(c, eb, symbolic, in);
         DimsExprs const out = p2->getOutputDimensions(0, in, nb, eb);
         ok &= checkOutputExprs(c, in, out, symbolic, "V2 getOutputDimensions");
     }
-    PluginTensorDesc flat[4];
+    PluginTensorDesc flat[5];
     for (int i = 0; i <= nb; ++i) flat[i] = inOut[i].desc;
     for (int pos = 0; pos <= nb; ++pos) {
         ok &= check(p2->supportsFormatCombination(pos, flat, nb, 1), c.name + ": V2 supports its own type at pos " +
@@ -236,7 +243,7 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
     }
     p2->configurePlugin(din, nb, &dout, 1);
     ok &= check(!loggedError(), c.name + ": V2 configurePlugin logs no error");
-    PluginTensorDesc maxIn[3];
+    PluginTensorDesc maxIn[4];
     for (int i = 0; i < nb; ++i) {
         maxIn[i] = din[i].desc;
         maxIn[i].dims = din[i].max;
@@ -351,7 +358,8 @@ bool compare(Case const& c, char const* who, std::vector<double> const& got, std
 bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* given,
                   std::vector<double> const* expected) {
     int const nb = c.nbInputs();
-    Dims const dims[3] = {c.xDims(c.n), c.weightDims(), c.biasDims()};
+    Dims dims[4];
+    c.inputDims(c.n, dims);
     Dims const yDims = c.outDims(c.n);
 
     HostInputs data;
@@ -367,6 +375,7 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
         fill(data.x, count(dims[0]), 1.0);
         fill(data.weight, count(dims[1]), 0.5);
         if (c.bias) fill(data.bias, count(dims[2]), 0.5);
+        if (c.skip) fill(data.skip, count(dims[3]), 0.5);
     }
     std::vector<double> want;
     if (expected) {
@@ -386,13 +395,16 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
         p.norm = c.norm;
         p.separable = c.separable != 0;
         p.hasBias = c.bias;
-        want = referenceSpectralConv(p, data.x, data.weight, data.bias);
+        p.hasSkip = c.skip;
+        p.activation = c.activation;
+        want = referenceSpectralConv(p, data.x, data.weight, data.bias, data.skip);
     }
 
-    std::vector<double> const* host[3] = {&data.x, &data.weight, &data.bias};
+    std::vector<double> const* host[4] = {&data.x, &data.weight, &data.bias, &data.skip};
     DeviceBuffer dIn0(count(dims[0]) * elemBytes(c.type)), dIn1(count(dims[1]) * elemBytes(c.type)),
         dIn2(c.bias ? count(dims[2]) * elemBytes(c.type) : 0);
-    DeviceBuffer* dIn[3] = {&dIn0, &dIn1, &dIn2};
+    DeviceBuffer dIn3(c.skip ? count(dims[3]) * elemBytes(c.type) : 0);
+    DeviceBuffer* dIn[4] = {&dIn0, &dIn1, &dIn2, &dIn3};
     DeviceBuffer dY(count(yDims) * elemBytes(c.type));
     for (int i = 0; i < nb; ++i) {
         std::vector<unsigned char> const bytes = encode(c.type, *host[i]);
@@ -400,9 +412,9 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
         cudaMemcpy(dIn[i]->ptr, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
     }
     if (!check(dY.ptr != nullptr, c.name + ": device output allocation")) return false;
-    void const* inPtrs[3] = {dIn0.ptr, dIn1.ptr, dIn2.ptr};
+    void const* inPtrs[4] = {dIn0.ptr, dIn1.ptr, dIn2.ptr, dIn3.ptr};
     void* outPtrs[1] = {dY.ptr};
-    PluginTensorDesc inDesc[3], outDesc;
+    PluginTensorDesc inDesc[4], outDesc;
     for (int i = 0; i < nb; ++i) inDesc[i] = PluginTensorDesc{dims[i], c.type, TensorFormat::kLINEAR, -1.0F};
     outDesc = PluginTensorDesc{yDims, c.type, TensorFormat::kLINEAR, -1.0F};
     cudaStream_t stream = nullptr;
@@ -459,7 +471,7 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
         if (raw) {
             auto* p2 = static_cast<IPluginV2DynamicExt*>(raw);
             ok &= check(p2->initialize() == 0, c.name + ": V2 initialize");
-            DynamicPluginTensorDesc din[3], dout;
+            DynamicPluginTensorDesc din[4], dout;
             for (int i = 0; i < nb; ++i) {
                 din[i] = DynamicPluginTensorDesc{};
                 din[i].desc = inDesc[i];

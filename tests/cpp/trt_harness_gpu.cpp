@@ -36,6 +36,12 @@ Case make(std::string name, std::vector<int64_t> s, std::vector<int32_t> low, st
     return c;
 }
 
+Case fused(Case c, int32_t activation, bool skip = true) {
+    c.activation = activation;
+    c.skip = skip;
+    return c;
+}
+
 }  // namespace
 
 void runGpuChecks(PluginLibrary& lib) {
@@ -56,6 +62,11 @@ void runGpuChecks(PluginLibrary& lib) {
     };
     cases[cases.size() - 2].outputSize = {24, 20};
     cases[cases.size() - 1].outputSize = {9, 4, 12};
+    // fused layer (op version 2): skip weight (input 3) and activation
+    cases.push_back(fused(make("fused d2 12x15 fp32 skip gelu", {12, 15}, {3, 5}, {2, 0}, 2, 3, 5, f32, true), 1));
+    cases.push_back(fused(make("fused d1 S=37 fp16 skip silu", {37}, {7}, {0}, 2, 4, 3, f16, true), 4));
+    cases.push_back(fused(make("fused d3 6x5x7 bf16 sep skip tanh", {6, 5, 7}, {2, 2, 3}, {1, 2, 0}, 1, 3, 3, bf16, true, 0, 1), 5));
+    cases.push_back(fused(make("fused d2 9x10 fp32 gelu_tanh, no skip", {9, 10}, {2, 6}, {2, 0}, 1, 4, 2, f32, true), 2, false));
     for (Case const& c : cases) {
         FieldSet f = c.fields();
         BuildResult built = buildPhase(lib, c, f.collection());

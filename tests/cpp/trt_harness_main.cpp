@@ -49,8 +49,8 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
     }
     Case c;
     FieldSet fields;
-    std::vector<int64_t> shapes[3];
-    bool haveBias = false;
+    std::vector<int64_t> shapes[4];  // x, weight, bias, skip_weight
+    bool haveBias = false, haveSkip = false;
     std::string dataDir, expectError;
     std::string line;
     while (std::getline(in, line)) {
@@ -78,14 +78,16 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
             if (name == "modes_high") c.modesHigh = values;
             if (name == "norm" && count == 1) c.norm = values[0];
             if (name == "separable" && count == 1) c.separable = values[0];
+            if (name == "activation" && count == 1) c.activation = values[0];
             if (name == "output_size") c.outputSize.assign(values.begin(), values.end());
         } else if (key == "shape") {
             std::string which;
             ls >> which;
-            int const idx = which == "x" ? 0 : which == "weight" ? 1 : 2;
+            int const idx = which == "x" ? 0 : which == "weight" ? 1 : which == "bias" ? 2 : 3;
             int64_t v;
             while (ls >> v) shapes[idx].push_back(v);
             haveBias = haveBias || idx == 2;
+            haveSkip = haveSkip || idx == 3;
         } else if (key == "data") {
             std::getline(ls >> std::ws, dataDir);
         } else if (key == "expect_error") {
@@ -106,8 +108,8 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
         } else {
             auto* build = static_cast<IPluginV3OneBuild*>(p->getCapabilityInterface(PluginCapabilityType::kBUILD));
             TestExprBuilder eb;
-            DimsExprs ins[3];
-            int const nb = haveBias ? 3 : 2;
+            DimsExprs ins[4];
+            int const nb = haveSkip ? 4 : haveBias ? 3 : 2;
             for (int i = 0; i < nb; ++i) {
                 ins[i].nbDims = static_cast<int32_t>(shapes[i].size());
                 for (size_t k = 0; k < shapes[i].size(); ++k) ins[i].d[k] = eb.constantExpr(shapes[i][k]);
@@ -126,6 +128,7 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
     c.spatial.assign(shapes[0].begin() + 2, shapes[0].end());
     c.cout = c.separable ? c.cin : shapes[1][1];
     c.bias = haveBias;
+    c.skip = haveSkip;
     // The test derives Case shapes from the attributes; they must agree with the ONNX shapes.
     Dims const w = c.weightDims();
     bool same = static_cast<size_t>(w.nbDims) == shapes[1].size();
@@ -144,6 +147,7 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
     data.x = readDoubles(dataDir + "/x.bin", static_cast<size_t>(product(shapes[0])), &ok);
     data.weight = readDoubles(dataDir + "/weight.bin", static_cast<size_t>(product(shapes[1])), &ok);
     if (haveBias) data.bias = readDoubles(dataDir + "/bias.bin", static_cast<size_t>(product(shapes[2])), &ok);
+    if (haveSkip) data.skip = readDoubles(dataDir + "/skip_weight.bin", static_cast<size_t>(product(shapes[3])), &ok);
     std::vector<int64_t> yShape = shapes[0];
     yShape[1] = c.cout;
     for (size_t j = 0; j < c.outputSize.size(); ++j) yShape[2 + j] = c.outputSize[j];

@@ -37,27 +37,32 @@ def run_harness(*case_files) -> subprocess.CompletedProcess:
 
 
 def model_case(tmp_path, name, *, n, cin, cout, spatial, modes_low, modes_high, norm=0, separable=0,
-               bias=True, attributes=None, seed=0, output_size=None):
+               bias=True, attributes=None, seed=0, output_size=None, skip=False, activation=0):
     rng = np.random.default_rng(seed)
     kept = [p + q for p, q in zip(modes_low, modes_high)]
     w = rng.uniform(-0.5, 0.5, (cin, 1 if separable else cout, *kept, 2)).astype(np.float32)
     b = rng.uniform(-0.5, 0.5, (cout,)).astype(np.float32) if bias else None
+    sk = rng.uniform(-0.5, 0.5, (cout, cin)).astype(np.float32) if skip else None
     x = rng.uniform(-1, 1, (n, cin, *spatial)).astype(np.float32)
     model = reference.make_model(w, b, modes_low=modes_low, modes_high=modes_high, norm=norm, separable=separable,
-                                 attributes=attributes, output_size=output_size)
+                                 attributes=attributes, output_size=output_size, skip_weight=sk, activation=activation)
     node = next(nd for nd in model.graph.node if nd.op_type == "SpectralConv")
     fields = parser_fields(node)
     shapes = {"x": x.shape, "weight": w.shape}
     if bias:
         shapes["bias"] = b.shape
+    if skip:
+        shapes["skip_weight"] = sk.shape
     data = tmp_path / f"{name}-data"
     data.mkdir()
     x.astype(np.float64).tofile(data / "x.bin")
     w.astype(np.float64).tofile(data / "weight.bin")
     if bias:
         b.astype(np.float64).tofile(data / "bias.bin")
-    y = reference.spectral_conv(x, w, b, modes_low=modes_low, modes_high=modes_high, norm=norm, separable=separable,
-                                output_size=output_size)
+    if skip:
+        sk.astype(np.float64).tofile(data / "skip_weight.bin")
+    y = reference.spectral_conv(x, w, b, sk, modes_low=modes_low, modes_high=modes_high, norm=norm, separable=separable,
+                                output_size=output_size, activation=activation)
     np.asarray(y, dtype=np.float64).tofile(data / "expected.bin")
     case = tmp_path / f"{name}.case"
     write_case(case, name, fields, shapes, data_dir=data)
@@ -76,7 +81,9 @@ def test_harness_lists_the_parser_lookup_key():
     assert m.group(2) != m.group(1)  # the legacy creator is reachable with plugin_version=<its version>
     # The node's domain (ai.turbofno) plays no part in the lookup; plugin_* attributes are not fields.
     assert node.domain == "ai.turbofno"
-    assert {f[0] for f in parser_fields(node)} == set(CREATOR_FIELDS) - {"output_size"}  # optional, absent here
+    assert {f[0] for f in parser_fields(node)} == set(CREATOR_FIELDS) - {"output_size", "activation"}  # absent here
+    fused = reference.make_model(w, modes_low=[2, 3], modes_high=[2, 0], activation=1, output_size=[8, 6]).graph.node[0]
+    assert {f[0] for f in parser_fields(fused)} == set(CREATOR_FIELDS)
     assert "output_size" in CREATOR_FIELDS
 
 
@@ -89,6 +96,9 @@ def test_harness_lists_the_parser_lookup_key():
          attributes={"norm": None, "separable": None}),
     dict(name="d2-output-size", n=2, cin=3, cout=4, spatial=(12, 10), modes_low=[3, 4], modes_high=[2, 0], norm=1,
          output_size=(24, 7)),
+    dict(name="d2-fused-skip-gelu", n=2, cin=3, cout=4, spatial=(12, 10), modes_low=[3, 4], modes_high=[2, 0],
+         skip=True, activation=1),
+    dict(name="d1-fused-relu-no-skip", n=2, cin=3, cout=2, spatial=(20,), modes_low=[6], modes_high=[0], activation=3),
 ], ids=lambda s: s["name"])
 def test_exported_node_fields_build_and_run(tmp_path, spec):
     spec = dict(spec)
@@ -109,13 +119,14 @@ def test_exported_node_fields_build_and_run(tmp_path, spec):
 @pytest.mark.parametrize("attributes,needle", [
     ({"norm": 5}, "norm = 5"),
     ({"separable": 3}, "separable = 3"),
+    ({"activation": 6}, "activation = 6"),
     ({"modes_high": [2, 1]}, "must be 0"),
     ({"modes_low": [2, 3, 1]}, "entries"),
     ({"modes_low": None}, "modes_low' is missing"),
     ({"modes_low": [2, 9]}, "exceeds"),  # valid attributes, shape inference fails (9 > 10//2 + 1)
     ({"output_size": [16]}, "output_size has 1 entries"),
     ({"output_size": [16, 0]}, "output_size[1] = 0"),
-], ids=["norm", "separable", "last-high", "length", "missing", "too-many-modes", "output-size-length", "output-size-0"])
+], ids=["norm", "separable", "activation", "last-high", "length", "missing", "too-many-modes", "output-size-length", "output-size-0"])
 def test_bad_nodes_are_rejected_with_the_reason(tmp_path, attributes, needle):
     w = np.zeros((2, 3, 4, 3, 2), np.float32)
     model = reference.make_model(w, modes_low=[2, 3], modes_high=[2, 0], attributes=attributes)

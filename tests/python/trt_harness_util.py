@@ -23,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 # What libturbofno_trt's creators advertise (checked against the harness output by the tests).
 CREATOR_FIELDS = {"modes_low": "INT32", "modes_high": "INT32", "norm": "INT32", "separable": "INT32",
-                  "output_size": "INT32"}
+                  "output_size": "INT32", "activation": "INT32"}
 
 
 def trt_library_or_skip() -> str:
