@@ -102,7 +102,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
            validate: bool = True, rtol: float = DEFAULT_RTOL, opset: Optional[int] = None, verbose: bool = True,
            allow_fft: bool = False, layer_rtol: float = 1e-5,
            input_names: Optional[Sequence[str]] = None, output_names: Optional[Sequence[str]] = None,
-           providers: Optional[Sequence[str]] = None) -> ExportReport:
+           providers: Optional[Sequence[str]] = None, fuse: bool = True) -> ExportReport:
     """Export `model` to ONNX at `path`, every recognized spectral convolution as one SpectralConv node.
 
     model          : the PyTorch model (left untouched: a deep copy on the CPU is converted).
@@ -114,7 +114,11 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                      model on the example input (relative L2 error <= rtol), else raise ValidationError.
     opset          : default ONNX opset (torch.onnx's default if None).
     allow_fft      : let FFTs outside recognized layers through as ONNX DFT nodes instead of failing.
-    layer_rtol     : tolerance of the per-layer check (converted layer vs original, in PyTorch).
+    layer_rtol     : tolerance of the per-layer checks (converted layer vs original in PyTorch; fused
+                     node vs the unfused ONNX subgraph in ONNX Runtime).
+    fuse           : fold each layer's 1x1 skip, bias add and activation into its SpectralConv node
+                     (op version 2, see turbofno.export.fuse) where the pattern matches exactly and
+                     the fused node reproduces the unfused graph; False keeps plain SpectralConv nodes.
     Returns an ExportReport; raises ConversionError / ExportError / ValidationError on failure, in
     which case no file is left at `path`.
     """
@@ -143,7 +147,8 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     expected = [t.detach().cpu().numpy() for t in _flat_outputs(reference)]
 
     proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch, dynamic_spatial=dynamic_spatial,
-                        allow_fft=allow_fft, opset=opset, input_names=input_names, output_names=output_names)
+                        allow_fft=allow_fft, opset=opset, input_names=input_names, output_names=output_names,
+                        fuse=fuse, layer_rtol=layer_rtol)
 
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -172,7 +177,8 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                                   f"{list(probe[0].shape)} (relative L2 {at_probe.rel_l2_err:.3g})")
                         proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
                                             dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
-                                            input_names=input_names, output_names=output_names)
+                                            input_names=input_names, output_names=output_names, fuse=fuse,
+                                            layer_rtol=layer_rtol)
                         report.axes.static_reason = reason
                         _save(proto, tmp, path)
                         report.validation = _validate.check_onnx(
@@ -194,8 +200,9 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
 
 def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatial, allow_fft, opset, input_names,
-                output_names):
-    """torch.export + torch.onnx.export of the converted model; fills the report's graph facts."""
+                output_names, fuse, layer_rtol):
+    """torch.export + torch.onnx.export of the converted model, then the layer fusion; fills the report's
+    graph facts."""
     with progress.step("torch.export"):
         program, report.axes = trace.trace(work, inputs, dynamic_batch=dynamic_batch,
                                            dynamic_spatial=dynamic_spatial, fixed=_fixed_size_layers(report.converted))
@@ -223,7 +230,15 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
     if report.spectral_nodes != expected_nodes:
         raise ExportError(f"expected {expected_nodes} SpectralConv nodes in the ONNX graph (one per call of a "
                           f"converted layer), found {report.spectral_nodes}")
+    report.fusion_enabled = fuse
+    report.fused, report.fusion_notes = [], []
+    if fuse:
+        from turbofno.export import fuse as _fuse
 
+        with progress.step("fuse skip / activation into SpectralConv"):
+            feeds = {i.name: x.numpy() for i, x in zip(proto.graph.input, inputs)}
+            report.fused, report.fusion_notes = _fuse.fuse(proto, feeds, layer_rtol=layer_rtol)
+        report.node_counts = count_nodes(proto)
     return proto
 
 
@@ -246,7 +261,7 @@ def _umask() -> int:
     return mask
 
 
-def _check_proto(proto) -> None:
+def _check_proto(proto) -> None:  # before fusion: plain SpectralConv nodes, domain version 1
     domains = {o.domain: o.version for o in proto.opset_import}
     if domains.get(_names.DOMAIN) != _names.OPSET_VERSION:
         raise ExportError(f"ONNX model lacks the opset import {_names.DOMAIN} v{_names.OPSET_VERSION}: {domains}")

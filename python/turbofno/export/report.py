@@ -13,6 +13,9 @@ class ExportReport:
     node_counts: dict = field(default_factory=dict)     # "domain::op_type" -> count, top-level graph
     validation: Optional[object] = None                 # validate.ValidationResult, None if skipped
     errors: list = field(default_factory=list)          # messages; empty when the export succeeded
+    fusion_enabled: bool = False                        # export(fuse=...)
+    fused: list = field(default_factory=list)           # [fuse.FusedLayer]
+    fusion_notes: list = field(default_factory=list)    # matched layers left unfused, with the reason
     opset: int = 0
     ir_version: int = 0
     seconds: float = 0.0
@@ -39,6 +42,16 @@ class ExportReport:
                          f"modes_high={c.modes_high} norm={c.norm} separable={c.separable} bias={c.bias}"
                          + (f" output_size={c.output_size}" if c.output_size else "")
                          + f" (layer check rel err {c.layer_rel_err:.2g})" + (f", called {c.calls}x" if c.calls > 1 else ""))
+        if not self.fusion_enabled:
+            lines.append("  fusion off (fuse=False / --no-fuse): plain SpectralConv nodes")
+        else:
+            lines.append(f"  fused {len(self.fused)} of {self.spectral_nodes} SpectralConv node(s) with their skip / "
+                         f"bias / activation (op version 2):")
+            for f in self.fused:
+                lines.append(f"    {f.node}: skip={f.skip} activation={f.activation} folded {'+'.join(f.folded)} "
+                             f"(layer check rel err {f.layer_rel_err:.2g})")
+            for note in self.fusion_notes:
+                lines.append(f"    not fused: {note}")
         total = sum(self.node_counts.values())
         counts = ", ".join(f"{k.split('::')[-1] if k.startswith('::') else k} x{n}"
                            for k, n in sorted(self.node_counts.items(), key=lambda kv: (-kv[1], kv[0])))
