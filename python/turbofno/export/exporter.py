@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from turbofno import _op as _names
-from turbofno.export import swap, torch_op, trace, unsupported
+from turbofno.export import devices, swap, torch_op, trace, unsupported
 from turbofno.export.errors import ExportError, ValidationError
 from turbofno.export.report import ExportReport, count_nodes
 
@@ -131,6 +131,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
     with progress.step("copy model"):
         work = copy.deepcopy(model).cpu().eval()
+        devices.move_cached_tensors(work, "cpu")  # e.g. neuraloperator's grid cached by a CUDA forward
         pristine = copy.deepcopy(work) if validate and dynamic_spatial is not False else None
     unsupported.check(work, inputs)
     with progress.step("convert spectral layers"):
