@@ -1,9 +1,14 @@
 """`turbofno demo`: a bundled FNO, exported with TurboFNO's op, run in ONNX Runtime and checked.
 
 For each model: load the checkpoint, solve a few fresh problems with the repo's solver (ground
-truth), predict with PyTorch, export to ONNX (one SpectralConv node per spectral layer), run in
-ONNX Runtime with our op library (CUDA EP when available), compare ORT with PyTorch and both with
-the solver, time both per sample, and plot input / truth / prediction / error to a PNG.
+truth), predict with PyTorch, export to ONNX (one SpectralConv node per spectral layer, fused with
+its skip and activation), run in ONNX Runtime with our op library (CUDA EP when available), compare
+ORT with PyTorch and both with the solver, time per sample, and plot input / truth / prediction /
+error to a PNG.
+
+On the CPU it times PyTorch against ORT with host feeds. On CUDA (fp32, TF32 off on both sides) it
+times PyTorch eager, PyTorch CUDA-graph replay, ORT with IOBinding on device buffers and ORT with
+its CUDA graph (a static-batch export), and checks each ORT output against PyTorch.
 """
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ import pathlib
 import sys
 import time
 import traceback
+
+from turbofno import timing
 
 DEMO_SPLIT = 2  # data splits: 0 train, 1 test, 2 + seed for the demo's fresh samples
 FIELD_NAMES = {"darcy": ("permeability a", "pressure u"), "burgers": ("u(x, 0)", "u(x, {t_end:g})"),
@@ -33,6 +40,8 @@ def add_parser(subparsers) -> None:
                    help="CPU threads for both PyTorch and onnxruntime (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fresh samples (default 0)")
     p.add_argument("--min-time", type=float, default=1.0, help="seconds spent timing each runtime (default 1)")
+    p.add_argument("--no-fuse", dest="fuse", action="store_false",
+                   help="export plain SpectralConv nodes (do not fold skip / bias / activation into them)")
     p.set_defaults(func=run)
 
 
@@ -51,22 +60,6 @@ class _Step:
         if exc_type is None:
             print(f"[{self.tag}]   done in {time.perf_counter() - self.start:.1f} s", flush=True)
         return False
-
-
-def _time_per_call(fn, min_time: float, min_reps: int = 5) -> float:
-    """Median seconds per call of fn() after two warm-up calls."""
-    fn()
-    fn()
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_reps or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if len(times) >= 1000:
-            break
-    times.sort()
-    return times[len(times) // 2]
 
 
 def _pick_device(requested: str) -> tuple[str, list[str]]:
@@ -151,9 +144,10 @@ def _run_model(name: str, args, device: str, providers: list[str], threads: int)
         y_torch = model(x_t).float().cpu().numpy()
 
     onnx_path = args.out / f"{name}.onnx"
-    with _Step(tag, f"exporting to {onnx_path} with turbofno.export"):
-        report = export(model.cpu(), torch.from_numpy(x_in[:1]), onnx_path, dynamic_batch=True, validate=False)
-        model = model.to(device)
+    with _Step(tag, f"exporting to {onnx_path} with turbofno.export (fused layers: {args.fuse})"):
+        # export works on a CPU copy; the model itself stays on `device`
+        report = export(model, torch.from_numpy(x_in[:1]), onnx_path, dynamic_batch=True, validate=False,
+                        fuse=args.fuse, verbose=False)
     spectral_nodes = report.spectral_nodes
 
     with _Step(tag, f"creating the ONNX Runtime session ({providers[0]})"):
@@ -166,15 +160,17 @@ def _run_model(name: str, args, device: str, providers: list[str], threads: int)
     pred_torch, pred_ort = norm.decode_output(y_torch.astype(np.float64)), norm.decode_output(y_ort.astype(np.float64))
     err_torch, err_ort = relative_l2(pred_torch, truth), relative_l2(pred_ort, truth)
 
-    with _Step(tag, f"timing PyTorch and ORT, batch {args.batch}, {threads} thread(s)"):
-        def torch_call():
-            with torch.inference_mode():
-                model(x_t)
-            if device == "cuda":
-                torch.cuda.synchronize()
-
-        t_torch = _time_per_call(torch_call, args.min_time)
-        t_ort = _time_per_call(lambda: session.run(None, {feed_name: x_in}), args.min_time)
+    cuda = providers[0] == "CUDAExecutionProvider" and device == "cuda"
+    gpu = {}
+    with _Step(tag, f"timing PyTorch and ORT, batch {args.batch}" + ("" if cuda else f", {threads} thread(s)")):
+        torch_run, _ = timing.torch_eager(model, x_t)
+        t_torch = timing.median_ms(torch_run, min_time=args.min_time) / 1e3
+        if cuda:
+            gpu = _gpu_variants(name, args, model, x_t, x_in, y_torch, session, onnx_path.with_suffix(".static.onnx"),
+                                y_ort.shape)
+            t_ort = gpu["ort_iobinding_ms"] / 1e3
+        else:
+            t_ort = timing.median_ms(timing.ort_host(session, x_in)[0], min_time=args.min_time) / 1e3
 
     png = args.out / f"{name}.png"
     with _Step(tag, f"plotting to {png}"):
@@ -186,14 +182,57 @@ def _run_model(name: str, args, device: str, providers: list[str], threads: int)
                   torch_vs_solver_rel_l2=float(err_torch.mean()), ort_vs_solver_rel_l2=float(err_ort.mean()),
                   card_test_rel_l2=float(config["test"]["rel_l2_mean"]),
                   torch_ms_per_sample=1e3 * t_torch / args.batch, ort_ms_per_sample=1e3 * t_ort / args.batch,
-                  onnx=str(onnx_path.resolve()), plot=str(png.resolve()))
+                  fused_layers=len(report.fused), onnx=str(onnx_path.resolve()), plot=str(png.resolve()), **gpu)
     print(f"[{tag}] {spectral_nodes} SpectralConv node(s); ORT vs PyTorch: max abs {result['ort_vs_torch_max_abs']:.2e}, "
           f"rel-L2 {ort_vs_torch_rel:.2e}", flush=True)
     print(f"[{tag}] vs solver (rel-L2, mean of {args.batch}): PyTorch {result['torch_vs_solver_rel_l2']:.4f}, "
           f"ORT {result['ort_vs_solver_rel_l2']:.4f} (model card: {result['card_test_rel_l2']:.4f} on the test set)", flush=True)
     print(f"[{tag}] latency per sample: PyTorch ({device}) {result['torch_ms_per_sample']:.3f} ms, "
-          f"ORT + TurboFNO ({result['provider']}) {result['ort_ms_per_sample']:.3f} ms ({t_torch / t_ort:.2f}x)", flush=True)
+          f"ORT + TurboFNO ({result['provider']}{', IOBinding' if cuda else ''}) {result['ort_ms_per_sample']:.3f} ms "
+          f"({t_torch / t_ort:.2f}x)", flush=True)
+    if cuda:
+        b = args.batch
+        print(f"[{tag}] CUDA, batch {b}, ms per batch (fp32, TF32 off): PyTorch eager {1e3 * t_torch:.3f}, "
+              f"PyTorch CUDA graph {gpu['torch_graph_ms']:.3f}, ORT IOBinding {gpu['ort_iobinding_ms']:.3f}, "
+              f"ORT CUDA graph {gpu.get('ort_graph_ms', float('nan')):.3f}; best ORT vs PyTorch graph "
+              f"{gpu['torch_graph_ms'] / gpu['ort_best_ms']:.2f}x", flush=True)
+        print(f"[{tag}] ORT vs PyTorch rel-L2: IOBinding {gpu['ort_iobinding_rel_l2']:.2e}, CUDA graph "
+              f"{gpu.get('ort_graph_rel_l2', float('nan')):.2e}", flush=True)
     return result
+
+
+def _gpu_variants(name, args, model, x_t, x_in, y_torch, session, static_path, out_shape) -> dict:
+    """PyTorch CUDA-graph replay, ORT IOBinding and ORT CUDA graph: times (ms per batch) and the
+    relative L2 of each ORT output against PyTorch."""
+    import numpy as np
+    import torch
+
+    from turbofno.export import export
+    from turbofno.session import make_session
+
+    def rel(y):
+        return float(np.linalg.norm(np.asarray(y, np.float64) - y_torch) / np.linalg.norm(y_torch))
+
+    out = {}
+    replay, _ = timing.torch_cuda_graph(model, x_t)
+    out["torch_graph_ms"] = timing.median_ms(replay, min_time=args.min_time)
+    run, fetch = timing.ort_iobinding(session, x_in, out_shape)
+    out["ort_iobinding_ms"] = timing.median_ms(run, min_time=args.min_time)
+    out["ort_iobinding_rel_l2"] = rel(fetch())
+    # ORT's CUDA graph needs every node on the CUDA EP and fixed shapes: a static-batch export
+    # (no Shape / Concat nodes on the CPU).
+    try:
+        export(model, torch.from_numpy(x_in), static_path, dynamic_batch=False, validate=False, fuse=args.fuse,
+               verbose=False)
+        graph_session = make_session(static_path, providers=[("CUDAExecutionProvider", {"enable_cuda_graph": "1"})])
+        run_g, fetch_g = timing.ort_iobinding(graph_session, x_in, out_shape)
+        run_g()  # captures
+        out["ort_graph_ms"] = timing.median_ms(run_g, min_time=args.min_time)
+        out["ort_graph_rel_l2"] = rel(fetch_g())
+    except Exception as err:  # noqa: BLE001 - reported; the other columns stand
+        print(f"[demo {name}] ORT CUDA graph unavailable: {type(err).__name__}: {err}", flush=True)
+    out["ort_best_ms"] = min(out["ort_iobinding_ms"], out.get("ort_graph_ms", float("inf")))
+    return out
 
 
 def _summary_table(results: list[dict]) -> str:
@@ -253,6 +292,17 @@ def run(args) -> int:
           flush=True)
     if device == "cpu" and providers[0] == "CUDAExecutionProvider":
         print("[demo] note: this PyTorch has no CUDA, so the latency comparison is PyTorch on CPU vs ORT on CUDA", flush=True)
+    if device == "cuda":
+        timing.set_torch_fp32_exact()
+        print("[demo] fp32 with TF32 off on both sides (PyTorch matmul + cuDNN; ORT CUDA EP use_tf32=0)", flush=True)
+    if args.fuse:
+        from turbofno.session import fused_layer_error
+
+        why = fused_layer_error(providers)
+        if why:
+            args.fuse = False
+            print(f"[demo] note: fused layers do not run here ({why.splitlines()[0][:200]}); exporting plain "
+                  "SpectralConv nodes", flush=True)
 
     results, failed = [], []
     for name in names:

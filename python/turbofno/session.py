@@ -67,3 +67,21 @@ def make_session(model: Union[str, os.PathLike, bytes], providers: Sequence | No
         model = os.fspath(model)
     chosen = fp32_exact_providers(list(providers) if providers else default_providers(), allow_tf32)
     return ort.InferenceSession(model, options, providers=chosen)
+
+
+def fused_layer_error(providers: Sequence) -> str | None:
+    """None when a fused SpectralConv node (op version 2: skip weight + activation) runs under
+    `providers` with this library, else the error text. The CUDA kernel may not implement the fused
+    epilogue yet: exporters then fall back to plain nodes (export(..., fuse=False))."""
+    import numpy as np
+
+    from turbofno.reference import make_model, random_case
+
+    x, w, b, sk = random_case(np.random.default_rng(0), (8, 6), [2, 3], [2, 0], batch=1, cin=2, cout=2, skip=True)
+    model = make_model(w, b, modes_low=[2, 3], modes_high=[2, 0], skip_weight=sk, activation=1, x_shape=list(x.shape))
+    try:
+        session = make_session(model.SerializeToString(), providers=providers, log_severity_level=3)
+        session.run(None, {"x": x})
+    except Exception as err:  # noqa: BLE001 - any failure means "not usable here"; the text says why
+        return str(err)
+    return None

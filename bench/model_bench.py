@@ -1,0 +1,293 @@
+"""Whole-model benchmark: PyTorch vs the same FNO exported with turbofno.export, in ONNX Runtime.
+
+Models (bench/configs/model_bench.json): the three bundled checkpoints, a neuraloperator TFNO 2D
+(64 hidden channels, 4 layers, 128x128, 24 modes) and a 3D FNO (32 channels, 48^3, 12 modes), at
+batch 1 and 32. Columns, in ms per batch (median, after warm-up):
+
+  PyTorch eager | PyTorch CUDA graph | torch.compile | ORT CUDA IOBinding | ORT CUDA graph | ORT CPU
+
+fp32 with TF32 off on both sides (PyTorch matmul + cuDNN; ORT's CUDA EP use_tf32=0). Every ORT
+output is checked against PyTorch fp32 (relative L2, in the table) before it is timed. --fp16 adds
+PyTorch fp16 eager / graph rows where cuFFT allows (power-of-two sizes); ORT fp16 is not measured
+(the exporter writes fp32 graphs and no fp16 graph conversion is installed). On a machine without
+CUDA only the CPU columns run (PyTorch eager on CPU, ORT CPU), which is how CI smoke-tests this
+script (--quick: tiny models, batch 1 and 2).
+
+Writes model_bench.json, model_bench.md and model_bench.png to --out, with date, GPU and commit.
+
+    python bench/model_bench.py --out $OUT/model-bench                 # GPU machine, everything
+    python bench/model_bench.py --models tfno2d-64ch-128 --out ...     # one model
+    python bench/model_bench.py --quick --out /tmp/mb                  # CPU smoke test
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_meta import run_meta  # noqa: E402
+
+COLUMNS = [  # (key, header)
+    ("torch_eager", "PyTorch eager"),
+    ("torch_graph", "PyTorch CUDA graph"),
+    ("torch_compile", "torch.compile"),
+    ("ort_cuda_iobinding", "ORT CUDA IOBinding"),
+    ("ort_cuda_graph", "ORT CUDA graph"),
+    ("ort_cpu", "ORT CPU"),
+]
+ACCURACY_TOL = 1e-5  # fp32 whole-model rel-L2, ORT vs PyTorch (issue 10 target)
+
+
+def build(spec: dict):
+    """(model in eval mode on CPU, per-sample input shape)."""
+    import torch
+
+    if spec["source"] == "zoo":
+        from turbofno.zoo.checkpoints import load_model
+
+        model, config = load_model(spec["name"])
+        size = config["recipe"]["size"]
+        return model.eval(), [config["fno"]["in_channels"]] + [size] * len(config["fno"]["n_modes"])
+    import neuralop.models
+
+    torch.manual_seed(0)
+    kwargs = dict(spec["kwargs"])
+    kwargs["n_modes"] = tuple(kwargs["n_modes"])
+    return getattr(neuralop.models, spec["class"])(**kwargs).eval(), list(spec["input"])
+
+
+def rel_l2(got, ref) -> float:
+    got, ref = np.asarray(got, np.float64), np.asarray(ref, np.float64)
+    return float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
+
+
+def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path) -> list[dict]:
+    import torch
+
+    from turbofno import timing
+    from turbofno.export import export
+    from turbofno.session import make_session
+
+    model, shape = build(spec)
+    rows = []
+    dyn_path = tmp / f"{spec['name']}.onnx"
+    report = export(model, torch.randn(1, *shape), dyn_path, dynamic_batch=True, validate=False, fuse=fuse,
+                    verbose=False)
+    cpu_session = make_session(dyn_path, providers=["CPUExecutionProvider"], intra_op_num_threads=args.threads)
+    cuda = providers_cuda and torch.cuda.is_available()
+    dev_model = model.cuda() if cuda else model
+    for batch in batches:
+        row = {"model": spec["name"], "batch": batch, "input": [batch, *shape], "dtype": "fp32",
+               "spectral_nodes": report.spectral_nodes, "fused_nodes": len(report.fused), "ms": {}, "rel_l2": {},
+               "notes": []}
+        g = torch.Generator().manual_seed(batch)
+        x = torch.randn(batch, *shape, generator=g)
+        x_np = x.numpy()
+        x_dev = x.cuda() if cuda else x
+        run, fetch = timing.torch_eager(dev_model, x_dev)
+        run()
+        y_ref = fetch()
+        row["ms"]["torch_eager"] = timing.median_ms(run, min_time=args.min_time)
+
+        def timed(key, make):
+            try:
+                fn, out = make()
+                fn()
+                if out is not None:
+                    err = rel_l2(out(), y_ref)
+                    row["rel_l2"][key] = err
+                    if not err <= ACCURACY_TOL:
+                        row["notes"].append(f"{key}: rel-L2 vs PyTorch {err:.2e} > {ACCURACY_TOL:g}")
+                row["ms"][key] = timing.median_ms(fn, min_time=args.min_time)
+            except Exception as err:  # noqa: BLE001 - recorded in the table, the run goes on
+                row["notes"].append(f"{key}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+                if os.environ.get("TURBOFNO_DEBUG"):
+                    traceback.print_exc()
+
+        if batch in args.cpu_batches or not cuda:
+            timed("ort_cpu", lambda: timing.ort_host(cpu_session, x_np))
+        if cuda:
+            timed("torch_graph", lambda: timing.torch_cuda_graph(dev_model, x_dev))
+            if not args.skip_compile:
+                def compiled():
+                    fn = torch.compile(dev_model, mode=args.compile_mode)
+                    return timing.torch_eager(fn, x_dev)
+                timed("torch_compile", compiled)
+            out_shape = list(y_ref.shape)
+            sess = make_session(dyn_path, providers=["CUDAExecutionProvider"])
+            timed("ort_cuda_iobinding", lambda: timing.ort_iobinding(sess, x_np, out_shape))
+            static_path = tmp / f"{spec['name']}-b{batch}.onnx"
+
+            def ort_graph():
+                export(model, x, static_path, dynamic_batch=False, validate=False, fuse=fuse, verbose=False)
+                gs = make_session(static_path, providers=[("CUDAExecutionProvider", {"enable_cuda_graph": "1"})])
+                return timing.ort_iobinding(gs, x_np, out_shape)
+            timed("ort_cuda_graph", ort_graph)
+        rows.append(row)
+        print(_row_line(row), flush=True)
+        if cuda and args.fp16:
+            rows.append(fp16_row(spec, dev_model, x_dev, batch, shape, args))
+            print(_row_line(rows[-1]), flush=True)
+    return rows
+
+
+def fp16_row(spec, dev_model, x_dev, batch, shape, args) -> dict:
+    import copy
+
+    from turbofno import timing
+
+    row = {"model": spec["name"], "batch": batch, "input": [batch, *shape], "dtype": "fp16", "ms": {}, "rel_l2": {},
+           "notes": ["ORT fp16 not measured (fp32 export only)"]}
+    try:
+        half = copy.deepcopy(dev_model).half()
+        xh = x_dev.half()
+        run, _ = timing.torch_eager(half, xh)
+        row["ms"]["torch_eager"] = timing.median_ms(run, min_time=args.min_time)
+        replay, _ = timing.torch_cuda_graph(half, xh)
+        row["ms"]["torch_graph"] = timing.median_ms(replay, min_time=args.min_time)
+    except Exception as err:  # noqa: BLE001 - e.g. cuFFT half precision needs power-of-two sizes
+        row["notes"].append(f"PyTorch fp16: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+    return row
+
+
+def _fmt(v) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
+
+def _row_line(r) -> str:
+    cells = "  ".join(f"{h.split()[-1] if k.startswith('torch') else k.replace('ort_', 'ort:')}={_fmt(r['ms'].get(k))}"
+                      for k, h in COLUMNS)
+    return f"{r['model']:>18s} b{r['batch']:<3d} {r['dtype']}  {cells}" + (f"  [{'; '.join(r['notes'])}]" if r["notes"] else "")
+
+
+def best_ort(r) -> float | None:
+    vals = [r["ms"][k] for k in ("ort_cuda_iobinding", "ort_cuda_graph") if k in r["ms"]]
+    return min(vals) if vals else None
+
+
+def write_markdown(rows, meta, path: Path) -> None:
+    lines = [f"# Whole-model benchmark ({meta['date']})", "",
+             f"{meta['machine']}; commit {meta['commit']}; torch {meta['torch']}, onnxruntime {meta['onnxruntime']}; "
+             f"fp32 (TF32 off on both sides on CUDA); ms per batch, median after warm-up; fused layers: {meta['fused']}.", ""]
+    if meta.get("fuse_note"):
+        lines += [f"Note: {meta['fuse_note']}", ""]
+    head = "| model | batch | dtype | " + " | ".join(h for _, h in COLUMNS) + \
+           " | best ORT CUDA vs PyTorch graph | vs torch.compile | ORT rel-L2 vs PyTorch |"
+    lines += [head, "|" + "---|" * (len(COLUMNS) + 6)]
+    for r in rows:
+        best = best_ort(r)
+        graph, comp = r["ms"].get("torch_graph"), r["ms"].get("torch_compile")
+        errs = ", ".join(f"{k.replace('ort_', '')} {v:.1e}" for k, v in r["rel_l2"].items()) or "-"
+        lines.append(f"| {r['model']} | {r['batch']} | {r['dtype']} | " +
+                     " | ".join(_fmt(r["ms"].get(k)) for k, _ in COLUMNS) +
+                     f" | {f'{graph / best:.2f}x' if best and graph else '-'} | {f'{comp / best:.2f}x' if best and comp else '-'}"
+                     f" | {errs} |")
+    notes = [f"- {r['model']} b{r['batch']} {r['dtype']}: {n}" for r in rows for n in r["notes"]]
+    if notes:
+        lines += ["", "Notes:"] + notes
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_plot(rows, meta, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fp32 = [r for r in rows if r["dtype"] == "fp32"]
+    labels = [f"{r['model']}\nb{r['batch']}" for r in fp32]
+    keys = [k for k, _ in COLUMNS if any(k in r["ms"] for r in fp32)]
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(fp32)), 4.5))
+    width = 0.8 / max(1, len(keys))
+    for i, key in enumerate(keys):
+        vals = [r["ms"].get(key, float("nan")) for r in fp32]
+        ax.bar([j + i * width for j in range(len(fp32))], vals, width, label=dict(COLUMNS)[key])
+    ax.set_yscale("log")
+    ax.set_ylabel("ms per batch (log)")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(fp32))])
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.legend(fontsize=8, ncol=3)
+    ax.set_title(f"Whole-model latency, fp32 TF32 off - {meta['machine']} - {meta['commit']} - {meta['date'][:10]}",
+                 fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument("--config", type=Path, default=ROOT / "bench" / "configs" / "model_bench.json")
+    parser.add_argument("--quick", action="store_true", help="tiny models, batch 1 and 2 (CI smoke test)")
+    parser.add_argument("--models", nargs="*", default=None, help="only these model names")
+    parser.add_argument("--batches", type=int, nargs="*", default=None)
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                        help="auto: CUDA columns when PyTorch and onnxruntime both have CUDA")
+    parser.add_argument("--min-time", type=float, default=0.5, help="seconds of timing per cell")
+    parser.add_argument("--threads", type=int, default=0, help="ORT CPU / PyTorch CPU threads (default: all)")
+    parser.add_argument("--cpu-batches", type=int, nargs="*", default=[1],
+                        help="batches that get the ORT CPU column on a CUDA run (default 1)")
+    parser.add_argument("--skip-compile", action="store_true", help="no torch.compile column")
+    parser.add_argument("--compile-mode", default="default", help="torch.compile mode (default 'default')")
+    parser.add_argument("--fp16", action="store_true", help="also PyTorch fp16 rows (CUDA)")
+    parser.add_argument("--no-fuse", dest="fuse", action="store_false", help="export plain SpectralConv nodes")
+    args = parser.parse_args(argv)
+
+    import onnxruntime as ort
+    import torch
+
+    from turbofno import timing
+    from turbofno.session import fused_layer_error
+
+    args.threads = args.threads or os.cpu_count() or 1
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("TURBOFNO_NUM_THREADS", str(args.threads))
+    cfg = json.loads(args.config.read_text())
+    section = cfg["quick"] if args.quick else cfg
+    specs = [m for m in section["models"] if not args.models or m["name"] in args.models]
+    if not specs:
+        parser.error(f"no model matches {args.models}")
+    batches = args.batches or section["batches"]
+    has_cuda = torch.cuda.is_available() and "CUDAExecutionProvider" in ort.get_available_providers()
+    if args.device == "cuda" and not has_cuda:
+        parser.error("--device cuda needs PyTorch with CUDA and onnxruntime's CUDAExecutionProvider")
+    cuda = has_cuda and args.device != "cpu"
+    if cuda:
+        if hasattr(ort, "preload_dlls"):
+            ort.preload_dlls()
+        timing.set_torch_fp32_exact()
+    fuse, fuse_note = args.fuse, ""
+    if fuse:
+        why = fused_layer_error(["CUDAExecutionProvider"] if cuda else ["CPUExecutionProvider"])
+        if why:
+            fuse, fuse_note = False, f"fused layers do not run here ({why.splitlines()[0][:200]}); plain SpectralConv nodes"
+            print("note:", fuse_note, flush=True)
+    meta = run_meta("cuda" if cuda else "cpu", threads=args.threads, min_time=args.min_time, fused=fuse,
+                    fuse_note=fuse_note, quick=args.quick, compile_mode=None if args.skip_compile else args.compile_mode)
+    print(f"model bench on {meta['machine']}, commit {meta['commit']}, batches {batches}", flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in specs:
+            rows += bench_model(spec, batches, args, cuda, fuse, Path(tmp))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "model_bench.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    write_markdown(rows, meta, args.out / "model_bench.md")
+    write_plot(rows, meta, args.out / "model_bench.png")
+    print((args.out / "model_bench.md").read_text())
+    bad = [n for r in rows for n in r["notes"] if "rel-L2" in n]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
