@@ -11,8 +11,9 @@ namespace cuda {
 
 // Enqueues forward DFT, mixing and inverse DFT for element type T and LEAD = d - 1 leading axes.
 template <typename T, int LEAD>
-cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
-                        void* workspace, cudaStream_t stream);
+// skipWeight: the fused layer's [Cout, Cin] 1x1 skip or nullptr (separable algorithm only).
+cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, const void* skipWeight,
+                        void* y, void* workspace, cudaStream_t stream);
 
 }  // namespace cuda
 }  // namespace turbofno

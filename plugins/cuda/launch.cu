@@ -13,8 +13,7 @@ cudaError_t launchCuda(const SpectralConvParams& params, void* workspace, size_t
     const SpectralConvShape& shape = params.shape;
     if (shape.rank < 1 || shape.rank > kMaxRank || !params.x || !params.weight || !params.y) return cudaErrorInvalidValue;
     if (shape.hasBias && !params.bias) return cudaErrorInvalidValue;
-    // Interim (issue 10): no fused skip / activation epilogue in this kernel yet (see cudaCheckSupported).
-    if (shape.hasSkip || params.attrs.activation != Activation::kIdentity) return cudaErrorNotSupported;
+    if (shape.hasSkip && !params.skipWeight) return cudaErrorInvalidValue;
     const cuda::Plan plan = cuda::makePlan(shape, &params.attrs);
     if (!plan.supported) return cudaErrorNotSupported;
     if (workspaceBytes < plan.workspaceBytes || (plan.workspaceBytes > 0 && !workspace)) return cudaErrorInvalidValue;
@@ -22,13 +21,13 @@ cudaError_t launchCuda(const SpectralConvParams& params, void* workspace, size_t
     const size_t elem = params.dtype == DataType::kFloat32 ? 4 : 2;
     // complex weights are read as (re, im) pairs
     if (reinterpret_cast<uintptr_t>(params.weight) % (2 * elem) != 0 || reinterpret_cast<uintptr_t>(params.x) % elem != 0 ||
-        reinterpret_cast<uintptr_t>(params.y) % elem != 0) {
+        reinterpret_cast<uintptr_t>(params.y) % elem != 0 || reinterpret_cast<uintptr_t>(params.skipWeight) % elem != 0) {
         return cudaErrorMisalignedAddress;
     }
     return TFNO_DTYPE_SWITCH(params.dtype, cudaErrorInvalidValue, [&] {
         return TFNO_LEAD_SWITCH(plan.g.lead, [&] {
             return cuda::launchLayer<elem_t, kLead>(plan, params.x, params.weight, shape.hasBias ? params.bias : nullptr,
-                                                    params.y, workspace, stream);
+                                                    shape.hasSkip ? params.skipWeight : nullptr, params.y, workspace, stream);
         });
     });
 }

@@ -16,9 +16,10 @@ namespace turbofno {
 namespace cuda {
 
 template <typename T, int LEAD>
-cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
-                        void* workspace, cudaStream_t stream) {
-    if (plan.algo == Algorithm::kSeparable) return launchSeparable<T>(plan, x, weight, bias, y, workspace, stream);
+cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, const void* skipWeight,
+                        void* y, void* workspace, cudaStream_t stream) {
+    if (plan.algo == Algorithm::kSeparable) return launchSeparable<T>(plan, x, weight, bias, skipWeight, y, workspace, stream);
+    if (skipWeight) return cudaErrorNotSupported;  // the planner never picks the fused plane for a fused layer
     const Geometry& g = plan.g;
     float2* specIn = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specInOffset);
     float2* specOut = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specOutOffset);

@@ -156,7 +156,9 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     // Both algorithms share the workspace (only one runs per launch): it fits either, so that the
     // test / benchmark override never needs another size.
     plan.sep = planSeparable(shape, attrs);
-    if (core::resamples(shape)) plan.fusedSupported = false;  // the fused plane writes y at the input size
+    // the fused plane writes y at the input size and has no skip / activation epilogue
+    if (core::resamples(shape) || shape.hasSkip || (attrs && attrs->activation != core::Activation::kIdentity))
+        plan.fusedSupported = false;
     plan.workspaceBytes = std::max(plan.fusedSupported ? fusedBytes : 0, plan.sep.supported ? plan.sep.bytes : 0);
     const int forced = gAlgoOverride.load(std::memory_order_relaxed);
     Algorithm algo = forced < 0 ? chooseAlgorithm(shape) : static_cast<Algorithm>(forced);

@@ -161,6 +161,10 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.nyquist = Td % 2 == 0 ? static_cast<int>(Td / 2) : -1;
         st.pass.biasDiv = static_cast<int32_t>(prod(T, 0, d - 1));
         st.pass.biasMod = static_cast<int>(shape.outChannels);
+        // the fused layer (op version 2): the skip is in y already (skip_gemm.cuh), the activation last
+        st.pass.addY = shape.hasSkip ? 1 : 0;
+        st.pass.activation = attrs ? static_cast<int>(attrs->activation) : 0;
+        sp.skipPoints = shape.hasSkip ? prod(S, 0, d) : 0;
         st.src = prev;
         st.dst = Buffer::kY;
     }

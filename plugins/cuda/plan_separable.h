@@ -27,6 +27,7 @@ struct SeparablePlan {
     int nFwd = 0, nInv = 0;
     PassStep fwd[3], inv[3];     // forward: last axis (R2C), then leading axes d-2 .. 0; inverse: 0 .. d-2, C2R
     int split = 1;               // partial spectra written by the last forward pass (summed before mixing)
+    int64_t skipPoints = 0;      // fused layer with a skip weight: prod(S) points per channel, else 0
     size_t offA = 0, offB = 0, offSpecIn = 0, offSpecOut = 0, bytes = 0;
     bool supported = false;
     const char* whyNot = "";

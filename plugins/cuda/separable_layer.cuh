@@ -7,6 +7,7 @@
 #include "dft_pass.cuh"
 #include "mixing.cuh"
 #include "plan.h"
+#include "skip_gemm.cuh"
 #include "smem_limit.h"
 
 namespace turbofno {
@@ -40,8 +41,8 @@ cudaError_t launchC2CPass(const DftPass& p, const void* src, void* dst, cudaStre
 cudaError_t launchSumPartials(float2* spec, int64_t elems, int split, cudaStream_t stream);
 
 template <typename T>
-cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight, const void* bias, void* y,
-                            void* workspace, cudaStream_t stream) {
+cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight, const void* bias, const void* skipWeight,
+                            void* y, void* workspace, cudaStream_t stream) {
     const SeparablePlan& sp = plan.sep;
     char* ws = static_cast<char*>(workspace);
     auto buffer = [&](Buffer b) -> void* {
@@ -65,6 +66,10 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
         return cudaErrorInvalidValue;
     };
     cudaError_t err;
+    // the fused layer's skip first: the C2R epilogue adds the spectral part to it in place
+    if (sp.skipPoints > 0 && (err = launchSkipGemm<T>(x, skipWeight, y, plan.g.N, plan.g.Cin, plan.g.Cout, sp.skipPoints,
+                                                      stream)) != cudaSuccess)
+        return err;
     for (int i = 0; i < sp.nFwd; ++i)
         if ((err = run(sp.fwd[i])) != cudaSuccess) return err;
 

@@ -16,12 +16,7 @@ size_t cudaWorkspaceBound(const SpectralConvShape& maxShape, DataType /*dtype*/)
 }
 
 Status cudaCheckSupported(const SpectralConvShape& shape, DataType /*dtype*/, const SpectralConvAttrs* attrs) {
-    // Interim (issue 10): the fused epilogue is not in this CUDA kernel yet; refuse rather than
-    // compute a wrong result. The CPU kernel runs such nodes.
-    if (shape.hasSkip || (attrs && attrs->activation != Activation::kIdentity))
-        return Status::error("the CUDA kernel does not implement the fused skip_weight / activation (op version 2) "
-                             "yet; run this node on the CPU");
-    const cuda::Plan plan = cuda::makePlan(shape, nullptr);
+    const cuda::Plan plan = cuda::makePlan(shape, attrs);
     if (plan.supported) return Status::success();
     return Status::error(plan.whyNot);
 }

@@ -71,8 +71,8 @@ def make_session(model: Union[str, os.PathLike, bytes], providers: Sequence | No
 
 def fused_layer_error(providers: Sequence) -> str | None:
     """None when a fused SpectralConv node (op version 2: skip weight + activation) runs under
-    `providers` with this library, else the error text. The CUDA kernel may not implement the fused
-    epilogue yet: exporters then fall back to plain nodes (export(..., fuse=False))."""
+    `providers` with this library, else the error text (e.g. an older library without op version 2):
+    exporters then fall back to plain nodes (export(..., fuse=False))."""
     import numpy as np
 
     from turbofno.reference import make_model, random_case

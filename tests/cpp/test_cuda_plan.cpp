@@ -148,6 +148,26 @@ void testResampling() {
     expect(sp.inv[1].pass.c.innerStride == 9 && sp.inv[1].pass.biasDiv == 12, "resampling: y rows of length T_2");
 }
 
+// The fused layer (op version 2) runs on the separable algorithm: skip first, epilogue in C2R.
+void testFusedLayer() {
+    core::SpectralConvShape s = makeShape({64, 64}, {32, 17});
+    s.hasSkip = true;
+    core::SpectralConvAttrs a;
+    a.rank = 2;
+    a.modesLow[0] = 16;
+    a.modesLow[1] = 17;
+    a.modesHigh[0] = 16;
+    a.activation = core::Activation::kGeluTanh;
+    const cuda::Plan p = cuda::makePlan(s, &a);
+    expect(p.supported && p.algo == cuda::Algorithm::kSeparable && !p.fusedSupported, "fused layer: separable only");
+    expect(p.sep.skipPoints == 64 * 64 && p.sep.inv[1].pass.addY == 1 && p.sep.inv[1].pass.activation == 2,
+           "fused layer: skip GEMM over prod(S) points, C2R adds it and applies the activation");
+    core::SpectralConvShape plain = makeShape({64, 64}, {32, 17});
+    a.activation = core::Activation::kIdentity;
+    const cuda::Plan q = cuda::makePlan(plain, &a);
+    expect(q.sep.skipPoints == 0 && q.sep.inv[1].pass.addY == 0 && q.sep.inv[1].pass.activation == 0, "plain layer: no epilogue");
+}
+
 void testChains() {
     checkChain(makeShape({37}, {7}));
     checkChain(makeShape({65536}, {64}, 4, 32, 32));
@@ -214,6 +234,7 @@ int main() {
     testChoice();
     testChains();
     testResampling();
+    testFusedLayer();
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;

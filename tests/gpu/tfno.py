@@ -18,11 +18,11 @@ def lib():
         _lib = ctypes.CDLL(path)
         _lib.tfno_create.restype = ctypes.c_void_p
         _lib.tfno_create.argtypes = ([ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int] * 3 +
-                                     [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int])
+                                     [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int])
         _lib.tfno_workspace_bytes.restype = ctypes.c_size_t
         _lib.tfno_workspace_bytes.argtypes = [ctypes.c_void_p]
         _lib.tfno_launch.restype = ctypes.c_int
-        _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_size_t, ctypes.c_void_p]
+        _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_size_t, ctypes.c_void_p]
         _lib.tfno_destroy.argtypes = [ctypes.c_void_p]
         _lib.tfno_set_algo.argtypes = [ctypes.c_int]
     return _lib
@@ -49,23 +49,29 @@ def _i32(vals):
 
 class Layer:
     """One validated layer: Layer(x_shape, w_shape, has_bias, low, high, ...)(x, w, b, y).
-    output_size: the op's output_size attribute (a resampling layer), or None."""
+    output_size: the op's output_size attribute (a resampling layer), or None; has_skip / activation:
+    the fused layer (op version 2): a [Cout, Cin] skip weight passed at call time, core::Activation."""
 
-    def __init__(self, x_shape, w_shape, has_bias, low, high, norm=0, separable=0, dtype=torch.float32, output_size=None):
-        self.keep = [_i64(list(x_shape)), _i64(list(w_shape)), _i64([x_shape[1] if separable else w_shape[1]]),
-                     _i32(list(low)), _i32(list(high)), _i32(list(output_size)) if output_size else None]
+    def __init__(self, x_shape, w_shape, has_bias, low, high, norm=0, separable=0, dtype=torch.float32, output_size=None,
+                 has_skip=False, activation=0):
+        cout = x_shape[1] if separable else w_shape[1]
+        self.keep = [_i64(list(x_shape)), _i64(list(w_shape)), _i64([cout]),
+                     _i32(list(low)), _i32(list(high)), _i32(list(output_size)) if output_size else None,
+                     _i64([cout, x_shape[1]]) if has_skip else None]
         err = ctypes.create_string_buffer(512)
         self.h = lib().tfno_create(len(low), self.keep[0], self.keep[1], self.keep[2] if has_bias else None,
-                                   self.keep[3], self.keep[4], norm, separable, _DTYPES[dtype], self.keep[5], err, 512)
+                                   self.keep[3], self.keep[4], norm, separable, _DTYPES[dtype], self.keep[5], self.keep[6],
+                                   activation, err, 512)
         if not self.h:
             raise ValueError(err.value.decode())
         self.ws_bytes = lib().tfno_workspace_bytes(self.h)
         self.ws = torch.empty(max(self.ws_bytes, 16), dtype=torch.uint8, device="cuda")
 
-    def __call__(self, x, w, b, y, stream=None):
+    def __call__(self, x, w, b, y, stream=None, skip=None):
         s = torch.cuda.current_stream().cuda_stream if stream is None else stream
         rc = lib().tfno_launch(self.h, x.data_ptr(), w.data_ptr(), b.data_ptr() if b is not None else None,
-                               y.data_ptr(), self.ws.data_ptr(), self.ws_bytes, s)
+                               skip.data_ptr() if skip is not None else None, y.data_ptr(), self.ws.data_ptr(),
+                               self.ws_bytes, s)
         if rc != 0:
             raise RuntimeError(f"launchCuda failed with cudaError {rc}")
         return y

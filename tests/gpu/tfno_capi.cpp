@@ -26,9 +26,11 @@ void setError(char* err, int len, const std::string& msg) {
 extern "C" {
 
 // Validates the call exactly as the adapters do; returns a handle (nullptr and a message on error).
-// outsize: the output_size attribute (d values) or nullptr (output size = input size).
+// outsize: the output_size attribute (d values) or nullptr (output size = input size); sdims: the
+// fused layer's skip_weight dims [Cout, Cin] or nullptr; activation: core::Activation.
 void* tfno_create(int d, const int64_t* xdims, const int64_t* wdims, const int64_t* bdims, const int32_t* low,
-                  const int32_t* high, int norm, int separable, int dtype, const int32_t* outsize, char* err, int errlen) {
+                  const int32_t* high, int norm, int separable, int dtype, const int32_t* outsize, const int64_t* sdims,
+                  int activation, char* err, int errlen) {
     core::SpectralConvAttrs attrs;
     attrs.rank = d;
     for (int j = 0; j < d && j < core::kMaxRank; ++j) {
@@ -37,6 +39,7 @@ void* tfno_create(int d, const int64_t* xdims, const int64_t* wdims, const int64
         if (outsize) attrs.outputSize[j] = outsize[j];
     }
     attrs.outputRank = outsize ? d : 0;
+    attrs.activation = static_cast<core::Activation>(activation);
     attrs.norm = static_cast<core::FftNorm>(norm);
     attrs.separable = separable;
     core::Status st = core::validateAttrs(attrs, d, d);
@@ -48,7 +51,7 @@ void* tfno_create(int d, const int64_t* xdims, const int64_t* wdims, const int64
     if (!p) return nullptr;
     p->attrs = attrs;
     p->dtype = static_cast<core::DataType>(dtype);
-    st = core::inferShape(attrs, xdims, d + 2, wdims, d + 3, bdims, bdims ? 1 : 0, &p->shape);
+    st = core::inferShape(attrs, xdims, d + 2, wdims, d + 3, bdims, bdims ? 1 : 0, &p->shape, sdims, sdims ? 2 : 0);
     if (!st.ok) {
         setError(err, errlen, st.message);
         delete p;
@@ -63,12 +66,13 @@ size_t tfno_workspace_bytes(void* handle) {
 }
 
 // Returns the cudaError_t of core::launchCuda (0 = success).
-int tfno_launch(void* handle, const void* x, const void* w, const void* b, void* y, void* ws, size_t wsBytes,
-                void* stream) {
+int tfno_launch(void* handle, const void* x, const void* w, const void* b, const void* skip, void* y, void* ws,
+                size_t wsBytes, void* stream) {
     auto* p = static_cast<core::SpectralConvParams*>(handle);
     p->x = x;
     p->weight = w;
     p->bias = b;
+    p->skipWeight = skip;
     p->y = y;
     return static_cast<int>(core::launchCuda(*p, ws, wsBytes, static_cast<cudaStream_t>(stream)));
 }

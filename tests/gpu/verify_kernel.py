@@ -82,21 +82,36 @@ RESAMPLE = [
 ]
 
 
-def one(spatial, low, high, batch, cin, cout, dtype, *, separable=0, bias=True, norm=0, rng, output_size=None):
+# the fused layer (op version 2, separable algorithm): (spatial, low, high, activation), with a skip weight
+FUSED = [
+    ((37,), [7], [0], 1),                        # GELU (erf)
+    ((12, 17), [3, 5], [2, 0], 2),               # GELU (tanh)
+    ((20, 16), [4, 5], [3, 0], 3),               # ReLU
+    ((6, 7, 10), [2, 1, 3], [1, 2, 0], 4),       # SiLU
+    ((65, 33), [9, 10], [8, 0], 5),              # tanh
+    ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
+]
+
+
+def one(spatial, low, high, batch, cin, cout, dtype, *, separable=0, bias=True, norm=0, rng, output_size=None,
+        activation=0, skip=False):
     npdt = NP_OF.get(dtype, np.float32)
     x, w, b = random_case(rng, spatial, low, high, batch=batch, cin=cin, cout=cout, separable=separable, bias=bias,
                           dtype=npdt)
     tx, tw = to_torch(x, dtype).cuda(), to_torch(w, dtype).cuda()
     tb = to_torch(b, dtype).cuda() if b is not None else None
+    ts = to_torch((rng.standard_normal((cout, cin)) / np.sqrt(cin)).astype(npdt), dtype).cuda() if skip else None
+    sr = ts.double().cpu().numpy() if skip else None
     # reference on exactly the rounded values the kernel sees
     xr, wr = tx.double().cpu().numpy(), tw.double().cpu().numpy()
     br = tb.double().cpu().numpy() if tb is not None else None
-    ref = spectral_conv(xr, wr, br, modes_low=low, modes_high=high, norm=norm, separable=separable, output_size=output_size)
+    ref = spectral_conv(xr, wr, br, sr, modes_low=low, modes_high=high, norm=norm, separable=separable,
+                        output_size=output_size, activation=activation)
     layer = Layer(tx.shape, tw.shape, tb is not None, low, high, norm=norm, separable=separable, dtype=dtype,
-                  output_size=output_size)
+                  output_size=output_size, has_skip=skip, activation=activation)
     y = torch.full((batch, cin if separable else cout, *(output_size or spatial)), float("nan"), dtype=dtype, device="cuda")
     layer.ws.fill_(255)  # poison the workspace too
-    layer(tx, tw, tb, y)
+    layer(tx, tw, tb, y, skip=ts)
     torch.cuda.synchronize()
     yd = y.double().cpu().numpy()
     finite = bool(np.isfinite(yd).all())
@@ -145,6 +160,8 @@ def main() -> int:
     plan = [(s, dt, lay) for s in SHAPES for dt in dtypes for lay in layouts]
     plan += [((sp, lo, hi, 2, 3, 4), dt, dict(lay, output_size=t)) for sp, lo, hi, t in RESAMPLE for dt in dtypes
              for lay in layouts]
+    plan += [((sp, lo, hi, 2, 3, 4), dt, dict(bias=bias, activation=act, skip=True)) for sp, lo, hi, act in FUSED
+             for dt in dtypes for bias in (True, False)]
     if not args.quick:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
     paths = [p for p in args.paths.split(",") if p]
