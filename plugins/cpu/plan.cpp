@@ -67,7 +67,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     for (int j = 0; j + 1 < d; ++j)
         tableFloats += 2.0 * static_cast<double>(p.S[j] + p.T[j]) * static_cast<double>(p.K[j]);
     if (tableFloats > kMaxPlanFloats) {  // checked first: these products could overflow int64 bytes
-        p.totalFloats = -1;
+        p.tooLarge = true;
         return p;
     }
 
@@ -77,6 +77,9 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
     for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.T[j] * p.K[j]);
     p.offInvLast = take(2 * p.k * p.T[d - 1]);
+    p.tableFloats = off;
+
+    off = 0;
     p.offXs = take(p.batch * p.cin * p.specStride);
     p.offYs = take(p.batch * p.cout * p.specStride);
     p.offBias = take(p.convert ? p.cout : 0);
@@ -95,8 +98,8 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tWeight = takeT(p.convert ? kMaxMacRows * 2 * p.mixModes : 0);
     p.threadFloats = align16(t);
     p.offThreads = off;
-    p.totalFloats = off + p.threadFloats * p.threads;
-    if (static_cast<double>(p.totalFloats) > kMaxPlanFloats) p.totalFloats = -1;
+    p.workFloats = off + p.threadFloats * p.threads;
+    if (static_cast<double>(p.workFloats) + static_cast<double>(p.tableFloats) > kMaxPlanFloats) p.tooLarge = true;
     return p;
 }
 
