@@ -14,6 +14,7 @@ namespace ort {
 namespace {
 
 std::atomic<const OrtApi*> gApi{nullptr};
+std::atomic<uint32_t> gApiVersion{0};
 
 // Frees an ORT-owned object on scope exit.
 struct TypeShapeGuard {
@@ -22,13 +23,6 @@ struct TypeShapeGuard {
         if (p) api()->ReleaseTensorTypeAndShapeInfo(p);
     }
 };
-
-// Copies and releases an ORT status's message.
-std::string takeMessage(OrtStatus* st) {
-    std::string msg = api()->GetErrorMessage(st);
-    api()->ReleaseStatus(st);
-    return msg;
-}
 
 // ORT does not expose "has attribute"; a missing optional attribute is the error whose text says so.
 bool isMissingAttribute(const std::string& msg) { return msg.find("No attribute") != std::string::npos; }
@@ -251,7 +245,17 @@ OrtStatusPtr ORT_API_CALL inferOutputShape(const OrtCustomOp*, OrtShapeInferCont
 }  // namespace
 
 const OrtApi* api() { return gApi.load(std::memory_order_acquire); }
-void setApi(const OrtApi* a) { gApi.store(a, std::memory_order_release); }
+
+std::string takeMessage(OrtStatus* st) {
+    std::string msg = api()->GetErrorMessage(st);
+    api()->ReleaseStatus(st);
+    return msg;
+}
+uint32_t apiVersion() { return gApiVersion.load(std::memory_order_acquire); }
+void setApi(const OrtApi* a, uint32_t version) {
+    gApiVersion.store(version, std::memory_order_release);
+    gApi.store(a, std::memory_order_release);
+}
 
 OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code) {
     const std::string msg = std::string(core::kOpType) + " node '" + node + "': " + problem;
