@@ -21,6 +21,7 @@
 #include "../../plugins/cpu/kernels.h"
 #include "turbofno/cpu.h"
 #include "reference_layer.h"
+#include "test_support.h"
 
 using namespace turbofno;
 using core::DataType;
@@ -224,7 +225,7 @@ bool errorCases() {
 
 // The selected kernel table's fp16 conversions agree with the scalar reference (half.h) bit for
 // bit: every half value, and floats of every magnitude (subnormal results, rounding ties, overflow).
-bool halfConversions() {
+bool halfConversions(uint32_t seed) {
     const cpu::CpuKernels& k = cpu::cpuKernels();
     std::vector<uint16_t> all(65536);
     for (int i = 0; i < 65536; ++i) all[i] = static_cast<uint16_t>(i);
@@ -235,7 +236,7 @@ bool halfConversions() {
         const float ref = cpu::halfToFloat(all[i]);
         if (!(std::isnan(ref) ? std::isnan(f[i]) : std::memcmp(&ref, &f[i], 4) == 0)) ++bad;
     }
-    std::mt19937 rng(5);
+    std::mt19937 rng(seed);
     std::vector<float> src;
     for (int e = -30; e <= 17; ++e)
         for (int r = 0; r < 200; ++r) {
@@ -283,17 +284,18 @@ std::vector<float> runFixed(int threads, uint32_t seed) {
     return y;
 }
 
-// runCpu from several threads at once (the pool serialises them) and after fork() (the child
+// runCpu from several threads at once (no caller waits for another) and after fork() (the child
 // must not wait for the parent's workers): same results as a plain call.
-bool concurrencyAndFork() {
-    const std::vector<float> expect0 = runFixed(1, 11), expect1 = runFixed(1, 12);
+bool concurrencyAndFork(uint32_t seed) {
+    const uint32_t s0 = seed + 11, s1 = seed + 12;
+    const std::vector<float> expect0 = runFixed(1, s0), expect1 = runFixed(1, s1);
     bool ok = !expect0.empty();
     std::vector<std::thread> callers;
     std::vector<int> good(6, 0);
     for (int t = 0; t < 6; ++t)
         callers.emplace_back([&, t] {
             for (int rep = 0; rep < 5; ++rep) {
-                const std::vector<float> y = runFixed(2 + t % 2, t % 2 ? 12 : 11);
+                const std::vector<float> y = runFixed(2 + t % 2, t % 2 ? s1 : s0);
                 good[t] += (y == (t % 2 ? expect1 : expect0)) ? 1 : 0;
             }
         });
@@ -301,7 +303,7 @@ bool concurrencyAndFork() {
     for (int g : good) ok = ok && g == 5;
     std::printf("%s concurrent runCpu calls from 6 threads (bitwise equal to a single-thread run)\n", ok ? "ok  " : "FAIL");
     const pid_t pid = fork();
-    if (pid == 0) _exit(runFixed(2, 11) == expect0 ? 0 : 1);
+    if (pid == 0) _exit(runFixed(2, s0) == expect0 ? 0 : 1);
     int status = 1;
     const bool forkOk = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     std::printf("%s runCpu with 2 threads in a forked child\n", forkOk ? "ok  " : "FAIL");
@@ -350,13 +352,13 @@ int main() {
         {"out bf16 1d 21->42", 1, 2, 3, 4, {21}, {11}, {0}, false, true, bf16, 1, {42}},
         {"out same size given", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f32, 2, {12, 10}},
     };
-    std::mt19937 rng(20261129);
+    const uint64_t seed = turbofno_test::testSeed();
+    std::mt19937 rng(static_cast<uint32_t>(seed));
     std::printf("CPU kernels: %s\n", cpu::cpuKernels().name);
     int failed = 0;
     for (const Case& c : cases) failed += runCase(c, rng) ? 0 : 1;
     failed += errorCases() ? 0 : 1;
-    failed += concurrencyAndFork() ? 0 : 1;
-    failed += halfConversions() ? 0 : 1;
-    std::printf("%s: %d failure(s)\n", failed ? "FAILED" : "PASSED", failed);
-    return failed ? 1 : 0;
+    failed += concurrencyAndFork(static_cast<uint32_t>(seed)) ? 0 : 1;
+    failed += halfConversions(static_cast<uint32_t>(seed >> 7)) ? 0 : 1;
+    return turbofno_test::finish(failed, seed);
 }

@@ -33,6 +33,7 @@ step() {  # step NAME CMD...
 } | tee "$LOG"
 step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
+export TURBOFNO_TEST_SEED=${TURBOFNO_TEST_SEED:-random}  # fresh random inputs per run; every test prints its seed
 # every kernel path: the planner's choice, the fused plane (FMA and tensor-core DFTs), the separable passes
 PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable")
 for p in "${PATHS[@]}"; do
