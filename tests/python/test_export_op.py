@@ -130,7 +130,7 @@ def test_reference_rejects_bad_arguments():
         f(x, w, None, [2, 3], [2, 0], 3, 0)
     with pytest.raises(ValueError, match="dtype"):
         f(x, w.double(), None, [2, 3], [2, 0], 0, 0)
-    with pytest.raises(ValueError, match="weight mode dim"):
+    with pytest.raises(ValueError, match="mode dim"):
         f(x, w, None, [1, 3], [2, 0], 0, 0)
 
 

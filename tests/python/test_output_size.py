@@ -19,7 +19,8 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
 from ortutil import rel_l2, session  # noqa: E402
-from turbofno.reference import kept_indices, make_model, random_case, spectral_conv  # noqa: E402
+from turbofno._rules import kept_indices  # noqa: E402
+from turbofno.reference import make_model, random_case, spectral_conv  # noqa: E402
 
 # (S, modes_low, modes_high, T)
 CASES = [
