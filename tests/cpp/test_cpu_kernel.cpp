@@ -223,6 +223,36 @@ bool errorCases() {
     return ok && good.ok;
 }
 
+// The documented size limit (docs/op.md, "CPU limits"): 1D tables need 4 S k floats, the whole plan
+// at most 2^32 floats. S = 131072 runs with k = 8000 (~15.6 GiB, sized but not allocated here) and is
+// refused from k = 8193 (tables alone over 2^32 floats), with the documented message.
+bool sizeLimit() {
+    auto bytesFor = [](int64_t S, int32_t k, core::SpectralConvShape* shape) {
+        core::SpectralConvAttrs a;
+        a.rank = 1;
+        a.modesLow[0] = k;
+        const int64_t x[] = {1, 1, S}, w[] = {1, 1, k, 2};
+        if (!core::inferShape(a, x, 3, w, 4, nullptr, 0, shape).ok) return size_t{0};
+        return core::cpuWorkspaceBytes(*shape, 1);
+    };
+    core::SpectralConvShape inside, outside;
+    const size_t in = bytesFor(131072, 8000, &inside), out = bytesFor(131072, 8193, &outside);
+    const bool okIn = in != SIZE_MAX && in > (size_t{15} << 30) && in < (size_t{16} << 30);
+    std::printf("%s limit: 1D S=131072 k=8000 -> %zu workspace bytes (within 16 GiB)\n", okIn ? "ok  " : "FAIL", in);
+    core::SpectralConvParams p;
+    p.shape = outside;
+    p.attrs.rank = 1;
+    p.attrs.modesLow[0] = 8193;
+    float dummy = 0;
+    p.x = p.weight = &dummy;
+    p.y = &dummy;
+    const core::Status st = core::runCpu(p, &dummy, 4, 1);
+    const bool okOut = out == SIZE_MAX && !st.ok && st.message.find("exceeds the limit of 2^32 floats (16 GiB)") != std::string::npos;
+    std::printf("%s limit: 1D S=131072 k=8193 -> %s; runCpu: %s\n", okOut ? "ok  " : "FAIL",
+                out == SIZE_MAX ? "SIZE_MAX" : std::to_string(out).c_str(), st.message.c_str());
+    return okIn && okOut;
+}
+
 // The selected kernel table's fp16 conversions agree with the scalar reference (half.h) bit for
 // bit: every half value, and floats of every magnitude (subnormal results, rounding ties, overflow).
 bool halfConversions(uint32_t seed) {
@@ -358,6 +388,7 @@ int main() {
     int failed = 0;
     for (const Case& c : cases) failed += runCase(c, rng) ? 0 : 1;
     failed += errorCases() ? 0 : 1;
+    failed += sizeLimit() ? 0 : 1;
     failed += concurrencyAndFork(static_cast<uint32_t>(seed)) ? 0 : 1;
     failed += halfConversions(static_cast<uint32_t>(seed >> 7)) ? 0 : 1;
     return turbofno_test::finish(failed, seed);

@@ -293,3 +293,12 @@ CRASH_SCRIPT = textwrap.dedent("""
 def test_malformed_models_do_not_crash(ort_lib):
     proc = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, ort_lib], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-3000:]}"
+
+
+def test_cpu_size_limit(ort_lib):
+    """docs/op.md "CPU limits": 1D S = 131072 with 8193 kept modes needs over 2^32 floats of tables;
+    refused with the documented message before any allocation."""
+    w = np.zeros((1, 1, 8193, 2), np.float32)
+    model = make_model(w, None, modes_low=[8193], modes_high=[0], node_name=NODE)
+    expect_error(model, {"x": np.zeros((1, 1, 131072), np.float32)}, "shape too large for the CPU kernel",
+                 "exceeds the limit of 2^32 floats (16 GiB)", lib=ort_lib)
