@@ -29,8 +29,9 @@ def make_session(lib: str, model_bytes: bytes, threads: int):
     return ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
 
 
-def throughput(sessions, x, seconds: float) -> float:
-    """Total calls/s of all sessions, each driven by its own thread for `seconds`."""
+def throughput(sessions, x, seconds: float) -> tuple[float, float]:
+    """(total calls/s of all sessions, each driven by its own thread for `seconds`; CPU cores the
+    process used meanwhile: CPU seconds / wall seconds, which stays near 1 if the calls serialise)."""
     counts = [0] * len(sessions)
     start = threading.Barrier(len(sessions) + 1)
     stop = threading.Event()
@@ -45,12 +46,13 @@ def throughput(sessions, x, seconds: float) -> float:
     for t in threads:
         t.start()
     start.wait()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     time.sleep(seconds)
     stop.set()
     for t in threads:
         t.join()
-    return sum(counts) / (time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    return sum(counts) / wall, (time.process_time() - c0) / wall
 
 
 def main() -> None:
@@ -83,11 +85,11 @@ def main() -> None:
 
     rows = []
     for r in range(args.repeats):
-        one = throughput(single, x, args.seconds)
-        many = throughput(multi, x, args.seconds)
-        rows.append((one, many, many / one))
-        print(f"repeat {r}: 1 session {one:.1f} calls/s, {args.sessions} sessions {many:.1f} calls/s, "
-              f"ratio {many / one:.2f}", flush=True)
+        one, cores1 = throughput(single, x, args.seconds)
+        many, coresN = throughput(multi, x, args.seconds)
+        rows.append((one, many, many / one, cores1, coresN))
+        print(f"repeat {r}: 1 session {one:.1f} calls/s ({cores1:.2f} cores), {args.sessions} sessions "
+              f"{many:.1f} calls/s ({coresN:.2f} cores), ratio {many / one:.2f}", flush=True)
 
     ratios = sorted(r[2] for r in rows)
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
@@ -104,10 +106,11 @@ def main() -> None:
         f"load average at the end: {', '.join(str(v) for v in load)}",
         f"- layer: x {n}x{c}x{h}x{w}, modes ({m}+{m}) x {m}, fp32; {args.seconds:g} s per measurement",
         "",
-        f"| repeat | 1 session (calls/s) | {args.sessions} sessions (calls/s) | ratio |",
-        "|---|---|---|---|",
+        f"| repeat | 1 session (calls/s) | {args.sessions} sessions (calls/s) | ratio | CPU cores used, 1 session | "
+        f"CPU cores used, {args.sessions} sessions |",
+        "|---|---|---|---|---|---|",
     ]
-    lines += [f"| {i} | {a:.1f} | {b:.1f} | {q:.2f} |" for i, (a, b, q) in enumerate(rows)]
+    lines += [f"| {i} | {a:.1f} | {b:.1f} | {q:.2f} | {c1:.2f} | {cn:.2f} |" for i, (a, b, q, c1, cn) in enumerate(rows)]
     lines += ["", f"median ratio: {ratios[len(ratios) // 2]:.2f}"]
     text = "\n".join(lines) + "\n"
     print(text)
