@@ -85,8 +85,17 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.offBias = take(p.convert ? p.cout : 0);
 
     // Per-thread scratch.
-    // one channel's [S_1..S_{d-1}, 2k] (forward) or [T_1..T_{d-1}, 2k] (inverse) intermediate (upper bound)
-    const int64_t slab = std::max(p.rows, p.rowsOut) * 2 * p.k;
+    // The largest intermediate of one channel: forward [S_1..S_j, K_{j+1}..K_{d-1}, 2k] <= [S_1..S_{d-1}, 2k]
+    // (K_j <= S_j); inverse [T_1..T_j, K_{j+1}..K_{d-1}, 2k], which can exceed both [S.., 2k] and
+    // [T.., 2k] when an axis is upsampled (T_i > S_i) while a later one keeps more modes than it outputs
+    // (K_j > T_j).
+    int64_t inverseRows = 0;
+    for (int j = 0; j + 1 < d; ++j) {
+        int64_t r = 1;
+        for (int i = 0; i + 1 < d; ++i) r *= i <= j ? p.T[i] : p.K[i];
+        inverseRows = std::max(inverseRows, r);
+    }
+    const int64_t slab = std::max({p.rows, p.rowsOut, inverseRows}) * 2 * p.k;
     const int64_t block = std::max(p.fwdBlock, p.invBlock);
     int64_t t = 0;
     auto takeT = [&t](int64_t n) { const int64_t at = t; t += align16(n); return at; };
