@@ -184,13 +184,13 @@ Status runStage(ParallelFor& parallel, int workers, const Run& run, void (Run::*
 
 // The message for a plan over kMaxPlanFloats, with the numbers that decide it (docs/op.md, "CPU limits").
 std::string tooLargeMessage(const SpectralConvShape& s, int workers) {
-    const int d = s.rank;
-    double tables = 4.0 * static_cast<double>(s.spatial[d - 1]) * static_cast<double>(s.kept[d - 1]);
-    for (int j = 0; j + 1 < d; ++j) tables += 4.0 * static_cast<double>(s.spatial[j]) * static_cast<double>(s.kept[j]);
+    double tables = 0;
+    for (int j = 0; j < s.rank; ++j)
+        tables += 2.0 * static_cast<double>(s.spatial[j] + outSize(s, j)) * static_cast<double>(s.kept[j]);
     char buf[400];
     std::snprintf(buf, sizeof buf,
                   "runCpu: shape too large for the CPU kernel: its truncated-DFT tables need %.4g floats "
-                  "(4 x (S_d x k + sum of S_j x K_j over the other axes)) and with the spectra and the scratch of "
+                  "(2 x sum over the axes of (S_j + T_j) x K_j) and with the spectra and the scratch of "
                   "%d worker(s) the total exceeds the limit of 2^32 floats (16 GiB); keep fewer modes or split the axis",
                   tables, workers);
     return buf;

@@ -33,9 +33,16 @@ struct Problem {
     core::SpectralConvParams params;
     std::vector<float> x, w, b, y;
 
-    Problem(int64_t batch, int64_t h, int64_t wd, uint64_t seed) {
+    Problem(int64_t batch, int64_t h, int64_t wd, uint64_t seed, core::FftNorm norm = core::FftNorm::kBackward,
+            int32_t outH = 0, int32_t outW = 0) {
         core::SpectralConvAttrs attrs;
         attrs.rank = 2;
+        attrs.norm = norm;
+        if (outH > 0) {  // a resampling layer: output size (outH, outW)
+            attrs.outputRank = 2;
+            attrs.outputSize[0] = outH;
+            attrs.outputSize[1] = outW;
+        }
         attrs.modesLow[0] = 3;
         attrs.modesHigh[0] = 2;
         attrs.modesLow[1] = 4;
@@ -49,7 +56,7 @@ struct Problem {
         x.resize(batch * cin * h * wd);
         w.resize(cin * cout * 5 * 4 * 2);
         b.resize(cout);
-        y.assign(batch * cout * h * wd, 0.0f);
+        y.assign(batch * cout * (outH > 0 ? int64_t{outH} * outW : h * wd), 0.0f);
         for (auto* v : {&x, &w, &b})
             for (auto& e : *v) e = uni(rng);
         params.attrs = attrs;
@@ -156,6 +163,22 @@ void cacheBounds(uint64_t seed) {
           "tables over the byte budget are used once and not kept (results unchanged)");
 }
 
+// The tables depend on the norm and the output size when T != S (the norm's scale is folded in):
+// one cache serving both norms of a resampling layer must give each its own tables.
+void cacheKeyNormAndOutputSize(uint64_t seed) {
+    core::CpuTableCache cache;
+    for (core::FftNorm norm : {core::FftNorm::kBackward, core::FftNorm::kOrtho, core::FftNorm::kBackward}) {
+        Problem plain(2, 12, 10, seed, norm, 16, 14), cached(2, 12, 10, seed, norm, 16, 14);
+        core::CpuRunOptions o;
+        const bool ran = plain.run(o).ok;
+        o.cache = &cache;
+        check(ran && cached.run(o).ok && cached.y == plain.y,
+              "resampling 12x10 -> 16x14, norm " + std::to_string(static_cast<int>(norm)) +
+                  ": cached tables give the uncached result");
+    }
+    check(cache.builds() == 2, "two table sets for two norms (builds " + std::to_string(cache.builds()) + ")");
+}
+
 void failingParallelFor(uint64_t seed) {
     Problem p(2, 8, 8, seed);
     Failing failing;
@@ -224,6 +247,7 @@ int main() {
     const uint64_t seed = turbofno_test::testSeed();
     resultsIndependentOfScheduling(seed);
     cacheBounds(seed);
+    cacheKeyNormAndOutputSize(seed);
     failingParallelFor(seed);
     concurrentCallsMeet(seed);
     ownPoolNeverBlocks();
