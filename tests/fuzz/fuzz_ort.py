@@ -102,6 +102,7 @@ def _near_valid(rng, case: Case, perturb: bool):
     if separable:
         cout = cin
     norm = int(rng.integers(0, 3))
+    output_size = [int(v) for v in rng.integers(1, 24, size=d)] if rng.random() < 0.2 else None
     bias = bool(rng.random() < 0.6)
     dtype = np.float16 if rng.random() < 0.25 else np.float32
     kept = [p + q for p, q in zip(low, high)]
@@ -123,6 +124,8 @@ def _near_valid(rng, case: Case, perturb: bool):
             high[-1] = int(rng.integers(1, 3))
         elif r < 0.9:
             low[int(rng.integers(d))] = int(rng.integers(-2, 12))
+        elif output_size is not None and rng.random() < 0.5:
+            output_size = output_size[:-1] + [int(rng.choice([0, -2]))]
         else:
             norm = int(rng.choice([-1, 3, 7]))
         w_shape = [max(0, v) for v in w_shape]
@@ -135,6 +138,8 @@ def _near_valid(rng, case: Case, perturb: bool):
         attrs.append(_attr(_op.ATTR_NORM, norm, "INT"))
     if separable or rng.random() < 0.5:
         attrs.append(_attr(_op.ATTR_SEPARABLE, separable, "INT"))
+    if output_size is not None:
+        attrs.append(_attr(_op.ATTR_OUTPUT_SIZE, output_size, "INTS"))
     elem = _ELEM[dtype]
     x_decl = [None] * len(x_shape) if rng.random() < 0.5 else list(x_shape)
     x_decl = [v if v is not None else f"s{i}" for i, v in enumerate(x_decl)]
@@ -156,14 +161,15 @@ def _near_valid(rng, case: Case, perturb: bool):
     case.model = _model(attrs, inputs, initializers=inits, out_elem=elem)
     case.dtype = dtype
     case.describe = (f"d={d} x={x_shape} w={w_shape} b={b_shape if bias else None} low={low} high={high} "
-                     f"norm={norm} sep={separable} {np.dtype(dtype).name}")
+                     f"norm={norm} sep={separable} out={output_size} {np.dtype(dtype).name}")
     try:
-        _rules.check_shapes(x_shape, w_shape, b_shape if bias else None, low, high, norm, separable)
+        _rules.check_shapes(x_shape, w_shape, b_shape if bias else None, low, high, norm, separable, output_size)
         case.valid = True
     except ValueError:
         case.valid = False
     if case.valid:
-        case.expected = spectral_conv(x, w, b, modes_low=low, modes_high=high, norm=norm, separable=separable)
+        case.expected = spectral_conv(x, w, b, modes_low=low, modes_high=high, norm=norm, separable=separable,
+                                      output_size=output_size)
 
 
 def _bad_attrs(rng, case: Case):
@@ -175,7 +181,8 @@ def _bad_attrs(rng, case: Case):
     node = model.graph.node[0]
     attrs = {a.name: a for a in node.attribute}
     values = [-(2**62), -(2**31) - 1, -1, 0, 1, 2, 3, 17, 2**31 - 1, 2**31, 2**40]
-    name = str(rng.choice([_op.ATTR_MODES_LOW, _op.ATTR_MODES_HIGH, _op.ATTR_NORM, _op.ATTR_SEPARABLE, "extra"]))
+    name = str(rng.choice([_op.ATTR_MODES_LOW, _op.ATTR_MODES_HIGH, _op.ATTR_NORM, _op.ATTR_SEPARABLE,
+                           _op.ATTR_OUTPUT_SIZE, "extra"]))
     action = str(rng.choice(["drop", "type", "length", "value", "empty"]))
     case.valid = None  # None: decided by the rules from the attribute values left on the node
     if name == "extra":  # unknown attributes are ignored
@@ -185,7 +192,7 @@ def _bad_attrs(rng, case: Case):
     elif action == "drop":  # modes are required; norm / separable default to 0
         attrs.pop(name, None)
     elif action == "type":
-        is_list = name in (_op.ATTR_MODES_LOW, _op.ATTR_MODES_HIGH)
+        is_list = name in (_op.ATTR_MODES_LOW, _op.ATTR_MODES_HIGH, _op.ATTR_OUTPUT_SIZE)
         kinds = ["INT", "FLOAT", "FLOATS", "STRING"] if is_list else ["INTS", "FLOAT", "FLOATS", "STRING"]
         kind = str(rng.choice(kinds))
         attrs[name] = _attr(name, [1.0, 2.0] if kind.endswith("S") else 1, kind)
@@ -193,6 +200,11 @@ def _bad_attrs(rng, case: Case):
     elif action == "empty" and name in (_op.ATTR_MODES_LOW, _op.ATTR_MODES_HIGH):
         attrs[name] = _attr(name, [], "INTS")
         case.valid = False
+    elif name == _op.ATTR_OUTPUT_SIZE and action != "drop":  # a resampling size: valid, wrong length or < 1
+        d = len(attrs[_op.ATTR_MODES_LOW].ints)
+        n = d if action != "length" else int(rng.choice([d - 1, d + 1, 4]))
+        attrs[name] = _attr(name, [int(rng.choice([1, 3, 9, 17, 0, -1] if action == "value" else [2, 9, 17]))
+                                   for _ in range(max(n, 0))], "INTS")
     elif action == "length" and name in (_op.ATTR_MODES_LOW, _op.ATTR_MODES_HIGH):
         old = list(attrs[name].ints)
         new = old + [int(rng.choice(values))] * int(rng.integers(1, 4)) if rng.random() < 0.5 else old[:-1]
@@ -217,16 +229,18 @@ def _bad_attrs(rng, case: Case):
             return
         norm = _attr_value(node, _op.ATTR_NORM, 0)
         sep = _attr_value(node, _op.ATTR_SEPARABLE, 0)
+        out = _attr_value(node, _op.ATTR_OUTPUT_SIZE, None)
         w = _weight(model, case)
         b = _bias(model, case)
         try:
-            _rules.check_shapes(case.feeds["x"].shape, w.shape, None if b is None else b.shape, low, high, norm, sep)
+            _rules.check_shapes(case.feeds["x"].shape, w.shape, None if b is None else b.shape, low, high, norm, sep,
+                                out)
             case.valid = True
         except (ValueError, TypeError):
             case.valid = False
         if case.valid:
             case.expected = spectral_conv(case.feeds["x"], w, b, modes_low=low, modes_high=high, norm=norm,
-                                          separable=sep)
+                                          separable=sep, output_size=out or None)
 
 
 def _attr_value(node, name, default):

@@ -42,8 +42,8 @@ std::vector<int64_t> const kEdge = {-(int64_t{1} << 40), -2147483649LL, -1, 0, 1
 // Random creator fields, mostly near the real ones.
 FieldSet randomFields(Rng& rng) {
     FieldSet f;
-    char const* names[] = {"modes_low", "modes_high", "norm", "separable", "turbofno_build_state", "junk", ""};
-    int const n = static_cast<int>(rng() % 7);
+    char const* names[] = {"modes_low", "modes_high", "norm", "separable", "output_size", "turbofno_build_state", "junk", ""};
+    int const n = static_cast<int>(rng() % 8);
     int const d = 1 + static_cast<int>(rng() % 3);
     bool const nearValid = rng() % 3 != 0;
     if (nearValid) {
@@ -56,9 +56,14 @@ FieldSet randomFields(Rng& rng) {
         f.addInts("modes_high", high);
         if (rng() % 2) f.addInts("norm", {static_cast<int32_t>(rng() % 3)});
         if (rng() % 2) f.addInts("separable", {static_cast<int32_t>(rng() % 2)});
+        if (rng() % 4 == 0) {
+            std::vector<int32_t> out(d);
+            for (auto& t : out) t = 1 + static_cast<int32_t>(rng() % 40);
+            f.addInts("output_size", out);
+        }
     }
     for (int i = 0; i < n; ++i) {
-        std::string const name = names[rng() % 7];
+        std::string const name = names[rng() % 8];
         int32_t const length = static_cast<int32_t>(pick(rng, {-3, -1, 0, 1, 2, 3, 4, 8}));
         switch (rng() % 6) {
             case 0:
@@ -113,6 +118,9 @@ bool serializedAttrsValid(PluginFieldCollection const* fc) {
             a.norm = static_cast<turbofno::core::FftNorm>(v[0]);
         } else if (name == "separable" && f.length == 1) {
             a.separable = v[0];
+        } else if (name == "output_size") {
+            a.outputRank = f.length;
+            for (int j = 0; j < f.length && j < turbofno::core::kMaxRank; ++j) a.outputSize[j] = v[j];
         }
     }
     a.rank = static_cast<int32_t>(lowCount);

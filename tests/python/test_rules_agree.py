@@ -53,7 +53,12 @@ def _random_attrs(rng):
         high = high[:-1]                    # length mismatch
     norm = int(rng.choice([0, 1, 2, 3, -1], p=[0.3, 0.3, 0.3, 0.05, 0.05]))
     separable = int(rng.choice([0, 1, 2], p=[0.6, 0.35, 0.05]))
-    return low, high, norm, separable
+    output_size = None
+    if d and rng.random() < 0.25:  # resampling layers: mostly valid sizes, sometimes a bad length or entry
+        output_size = [int(v) for v in rng.integers(1, 20, size=d + int(rng.choice([0, 0, 0, 0, 1, -1])))]
+        if output_size and rng.random() < 0.1:
+            output_size[int(rng.integers(len(output_size)))] = int(rng.choice([0, -3]))
+    return low, high, norm, separable, output_size
 
 
 def _random_shapes(rng, low, high, separable):
@@ -90,13 +95,13 @@ def _random_shapes(rng, low, high, separable):
     return x, w, b
 
 
-def _python(low, high, norm, separable, x, w, b):
+def _python(low, high, norm, separable, output_size, x, w, b):
     try:
-        cout = _rules.check_shapes(x, w, b, low, high, norm, separable)
+        cout = _rules.check_shapes(x, w, b, low, high, norm, separable, output_size)
     except ValueError as err:
         return None, str(err)
-    assert _rules.output_shape(x, w, separable)[1] == cout
-    return tuple(_rules.output_shape(x, w, separable)), None
+    assert _rules.output_shape(x, w, separable, output_size)[1] == cout
+    return tuple(_rules.output_shape(x, w, separable, output_size)), None
 
 
 def test_python_and_cpp_rules_agree(ort_lib, rng):
@@ -104,11 +109,13 @@ def test_python_and_cpp_rules_agree(ort_lib, rng):
 
     compared = {"attr_rejected": 0, "shape_rejected": 0, "accepted": 0}
     for _ in range(ATTR_SETS):
-        low, high, norm, separable = _random_attrs(rng)
+        low, high, norm, separable, output_size = _random_attrs(rng)
         attrs = {_op.ATTR_MODES_LOW: low, _op.ATTR_MODES_HIGH: high, _op.ATTR_NORM: norm,
                  _op.ATTR_SEPARABLE: separable}
+        if output_size:
+            attrs[_op.ATTR_OUTPUT_SIZE] = output_size
         try:
-            _rules.check_attrs(low, high, norm, separable)
+            _rules.check_attrs(low, high, norm, separable, output_size)
             attr_error = None
         except ValueError as err:
             attr_error = str(err)
@@ -132,7 +139,7 @@ def test_python_and_cpp_rules_agree(ort_lib, rng):
         for _ in range(SHAPES_PER_SET):
             x, w, b = _random_shapes(rng, low, high, separable)
             bias = bool(rng.random() < 0.5)
-            shape, message = _python(low, high, norm, separable, x, w, b if bias else None)
+            shape, message = _python(low, high, norm, separable, output_size, x, w, b if bias else None)
             feeds = {"x": np.zeros(x, np.float32), "weight": np.zeros(w, np.float32)}
             if bias:
                 feeds["bias"] = np.zeros(b, np.float32)
