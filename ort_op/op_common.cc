@@ -1,6 +1,7 @@
 // See op_common.h. Uses the ORT C API only (no exceptions cross it).
 #include "op_common.h"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -14,6 +15,7 @@ namespace ort {
 namespace {
 
 std::atomic<const OrtApi*> gApi{nullptr};
+std::atomic<uint32_t> gApiVersion{0};
 
 // Frees an ORT-owned object on scope exit.
 struct TypeShapeGuard {
@@ -23,17 +25,30 @@ struct TypeShapeGuard {
     }
 };
 
-// Copies and releases an ORT status's message.
-std::string takeMessage(OrtStatus* st) {
-    std::string msg = api()->GetErrorMessage(st);
-    api()->ReleaseStatus(st);
-    return msg;
-}
-
 // ORT does not expose "has attribute"; a missing optional attribute is the error whose text says so.
 bool isMissingAttribute(const std::string& msg) { return msg.find("No attribute") != std::string::npos; }
 
 // `required` false: a missing attribute leaves `values` empty.
+// The type of attribute `name` when it is a FLOATS, INT, FLOAT or STRING attribute; nullptr otherwise
+// (absent, or INTS). ORT has no "attribute type" call: each getter succeeds only for its own type.
+const char* otherAttrType(const OrtKernelInfo* info, const char* name) {
+    const OrtApi* a = api();
+    auto ok = [a](OrtStatus* st) {
+        if (!st) return true;
+        a->ReleaseStatus(st);
+        return false;
+    };
+    size_t floats = 0;
+    if (ok(a->KernelInfoGetAttributeArray_float(info, name, nullptr, &floats)) && floats > 0) return "FLOATS";
+    int64_t i = 0;
+    if (ok(a->KernelInfoGetAttribute_int64(info, name, &i))) return "INT";
+    float f = 0;
+    if (ok(a->KernelInfoGetAttribute_float(info, name, &f))) return "FLOAT";
+    size_t chars = 0;
+    if (ok(a->KernelInfoGetAttribute_string(info, name, nullptr, &chars))) return "STRING";
+    return nullptr;
+}
+
 OrtStatus* readIntsAttr(const OrtKernelInfo* info, const NodeState& node, const char* name,
                         std::vector<int64_t>* values, bool required = true) {
     size_t size = 0;
@@ -46,12 +61,10 @@ OrtStatus* readIntsAttr(const OrtKernelInfo* info, const NodeState& node, const 
     }
     values->assign(size, 0);
     if (size == 0) {
-        // ORT reads the ints of an attribute of another type as an empty list: name the real type.
-        size_t floats = 0;
-        if (OrtStatus* st = api()->KernelInfoGetAttributeArray_float(info, name, nullptr, &floats)) {
-            api()->ReleaseStatus(st);
-        } else if (floats > 0) {
-            return nodeError(node.name, std::string("attribute '") + name + "' must be INTS, got FLOATS");
+        // ORT reads the ints of an attribute of another type as an empty list: name the real type
+        // (an optional attribute of the wrong type must not pass for an absent one).
+        if (const char* other = otherAttrType(info, name)) {
+            return nodeError(node.name, std::string("attribute '") + name + "' must be INTS, got " + other);
         }
         return nullptr;
     }
@@ -251,7 +264,17 @@ OrtStatusPtr ORT_API_CALL inferOutputShape(const OrtCustomOp*, OrtShapeInferCont
 }  // namespace
 
 const OrtApi* api() { return gApi.load(std::memory_order_acquire); }
-void setApi(const OrtApi* a) { gApi.store(a, std::memory_order_release); }
+
+std::string takeMessage(OrtStatus* st) {
+    std::string msg = api()->GetErrorMessage(st);
+    api()->ReleaseStatus(st);
+    return msg;
+}
+uint32_t apiVersion() { return gApiVersion.load(std::memory_order_acquire); }
+void setApi(const OrtApi* a, uint32_t version) {
+    gApiVersion.store(version, std::memory_order_release);
+    gApi.store(a, std::memory_order_release);
+}
 
 OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code) {
     const std::string msg = std::string(core::kOpType) + " node '" + node + "': " + problem;
@@ -294,12 +317,9 @@ OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
             if (OrtStatus* st = narrow(*node, std::string(core::kAttrModesHigh) + idx, high[j], &attrs.modesHigh[j])) return st;
         }
     }
-    if (outSize.size() > static_cast<size_t>(core::kMaxRank)) {
-        return nodeError(node->name, std::string(core::kAttrOutputSize) + " has " + std::to_string(outSize.size()) +
-                                         " entries; the spatial rank d must be 1, 2 or 3");
-    }
-    attrs.outputRank = static_cast<int32_t>(outSize.size());
-    for (size_t j = 0; j < outSize.size(); ++j) {
+    // A length other than d (more than 3 included) is core::validateAttrs's to report, after the modes.
+    attrs.outputRank = static_cast<int32_t>(std::min<size_t>(outSize.size(), INT32_MAX));
+    for (size_t j = 0; j < outSize.size() && j < static_cast<size_t>(core::kMaxRank); ++j) {
         const std::string what = std::string(core::kAttrOutputSize) + "[" + std::to_string(j) + "]";
         if (OrtStatus* st = narrow(*node, what, outSize[j], &attrs.outputSize[j])) return st;
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -16,13 +17,20 @@
 namespace turbofno {
 namespace ort {
 
-// The ORT C API version this library requests and declares in OrtCustomOp::version. 17 is the
-// first with CreateKernelV2/KernelComputeV2 (16) and InferOutputShapeFn (17): ONNX Runtime >= 1.17.
+// The ORT C API version this library needs and declares in OrtCustomOp::version. 17 is the first
+// with CreateKernelV2/KernelComputeV2 (16), InferOutputShapeFn and KernelContext_ParallelFor (17):
+// ONNX Runtime >= 1.17.
 constexpr uint32_t kOrtApiVersion = 17;
+// The newest API version any code path uses: KernelContext_GetScratchBuffer (stream-aware scratch
+// memory) is version 18 (ONNX Runtime 1.18). RegisterCustomOps asks for it first.
+constexpr uint32_t kOrtApiVersionScratch = 18;
 
-// The OrtApi handed to RegisterCustomOps (set once there, read by every callback).
+// The OrtApi handed to RegisterCustomOps (set once there, read by every callback) and the version
+// it was obtained for (kOrtApiVersion or kOrtApiVersionScratch): members newer than that version
+// must not be read.
 const OrtApi* api();
-void setApi(const OrtApi* api);
+uint32_t apiVersion();
+void setApi(const OrtApi* api, uint32_t version);
 
 // Node-level state built at kernel creation (attributes read and validated).
 struct NodeState {
@@ -37,6 +45,32 @@ OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErr
 // Reads the node name and the attributes modes_low, modes_high, norm, separable, activation from
 // `info` and runs core::validateAttrs.
 OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node);
+
+// CreateKernelV2 / KernelDestroy for every EP: `Kernel` derives from NodeState (plus the EP's
+// per-node state); creation reads and validates the node's attributes (readNode).
+template <class Kernel>
+OrtStatusPtr ORT_API_CALL createKernel(const OrtCustomOp*, const OrtApi*, const OrtKernelInfo* info, void** kernel) {
+    *kernel = nullptr;
+    try {
+        auto* node = new Kernel();
+        if (OrtStatus* st = readNode(info, node)) {
+            delete node;
+            return st;
+        }
+        *kernel = node;
+        return nullptr;
+    } catch (const std::exception& e) {
+        return nodeError("?", std::string("kernel creation failed: ") + e.what(), ORT_FAIL);
+    }
+}
+
+template <class Kernel>
+void ORT_API_CALL destroyKernel(void* kernel) {
+    delete static_cast<Kernel*>(kernel);
+}
+
+// Copies and releases an ORT status's message.
+std::string takeMessage(OrtStatus* st);
 
 // One run's inputs and output, resolved and validated.
 struct RunTensors {

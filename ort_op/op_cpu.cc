@@ -1,6 +1,8 @@
-// See op_cpu.h. Validation and plumbing live in op_common.cc; this file only runs the CPU kernel.
+// See op_cpu.h. Validation and plumbing live in op_common.cc; this file runs the CPU kernel on the
+// session's intra-op thread pool (KernelContext_ParallelFor) with a per-node DFT table cache.
 #include "op_cpu.h"
 
+#include <cstdint>
 #include <exception>
 #include <new>
 
@@ -13,6 +15,11 @@ namespace {
 
 constexpr const char* kEpName = "CPUExecutionProvider";
 
+// Per-node state: the attributes and the tables of the last few spatial shapes this node ran.
+struct CpuKernel : NodeState {
+    core::CpuTableCache tables{8, size_t{256} << 20};
+};
+
 // 64-byte aligned scratch for one run, freed on scope exit.
 struct Workspace {
     void* ptr = nullptr;
@@ -21,38 +28,57 @@ struct Workspace {
     }
 };
 
+// The kernel's parallel loops on the session's intra-op pool: ORT runs the workers with at most
+// intra_op_num_threads threads (on the calling thread alone when that is 1). No lock is shared
+// between sessions or runs.
+class SessionPool final : public core::ParallelFor {
+public:
+    explicit SessionPool(OrtKernelContext* ctx) : mCtx(ctx) {}
+
+    core::Status run(int workers, void (*fn)(void*, int), void* ctx) override {
+        Call call{fn, ctx};
+        OrtStatus* st = api()->KernelContext_ParallelFor(mCtx, &trampoline, static_cast<size_t>(workers), 0, &call);
+        if (st) return core::Status::error("ONNX Runtime's ParallelFor failed: " + takeMessage(st));
+        return core::Status::success();
+    }
+
+private:
+    struct Call {
+        void (*fn)(void*, int);
+        void* ctx;
+    };
+    static void trampoline(void* data, size_t worker) {
+        const Call& call = *static_cast<const Call*>(data);
+        call.fn(call.ctx, static_cast<int>(worker));
+    }
+    OrtKernelContext* mCtx;
+};
+
 const char* ORT_API_CALL epType(const OrtCustomOp*) { return kEpName; }
 
-OrtStatusPtr ORT_API_CALL createKernel(const OrtCustomOp*, const OrtApi*, const OrtKernelInfo* info, void** kernel) {
-    *kernel = nullptr;
-    try {
-        auto* node = new NodeState();
-        if (OrtStatus* st = readNode(info, node)) {
-            delete node;
-            return st;
-        }
-        *kernel = node;
-        return nullptr;
-    } catch (const std::exception& e) {
-        return nodeError("?", std::string("kernel creation failed: ") + e.what(), ORT_FAIL);
-    }
-}
-
 OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
-    const NodeState& node = *static_cast<const NodeState*>(kernel);
+    CpuKernel& node = *static_cast<CpuKernel*>(kernel);
     try {
         RunTensors run;
         if (OrtStatus* st = prepareRun(ctx, node, kSupportFloat | kSupportFloat16, kEpName, &run)) return st;
-        const int threads = core::defaultCpuThreads();
+        SessionPool pool(ctx);
+        core::CpuRunOptions options;
+        options.workers = core::defaultCpuThreads();  // an upper bound; ORT's pool decides the concurrency
+        options.parallel = &pool;
+        options.cache = &node.tables;
         Workspace ws;
-        const size_t bytes = core::cpuWorkspaceBytes(run.params.shape, threads);
+        const size_t bytes = core::cpuWorkspaceBytes(run.params.shape, options);
+        if (bytes == SIZE_MAX) {
+            // Over the kernel's size limit: runCpu says why (docs/op.md, "CPU limits").
+            return nodeError(node.name, core::runCpu(run.params, nullptr, 0, options).message);
+        }
         if (bytes) {
             ws.ptr = ::operator new(bytes, std::align_val_t(64), std::nothrow);
             if (!ws.ptr) {
                 return nodeError(node.name, "cannot allocate " + std::to_string(bytes) + " bytes of CPU workspace", ORT_FAIL);
             }
         }
-        const core::Status st = core::runCpu(run.params, ws.ptr, bytes, threads);
+        const core::Status st = core::runCpu(run.params, ws.ptr, bytes, options);
         if (!st.ok) return nodeError(node.name, st.message, ORT_FAIL);
         return nullptr;
     } catch (const std::exception& e) {
@@ -60,15 +86,13 @@ OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
     }
 }
 
-void ORT_API_CALL destroyKernel(void* kernel) { delete static_cast<NodeState*>(kernel); }
-
 struct CpuOp : OrtCustomOp {
     CpuOp() {
         fillCommonOp(this);
         GetExecutionProviderType = epType;
-        CreateKernelV2 = createKernel;
+        CreateKernelV2 = createKernel<CpuKernel>;
         KernelComputeV2 = compute;
-        KernelDestroy = destroyKernel;
+        KernelDestroy = destroyKernel<CpuKernel>;
     }
 };
 

@@ -16,17 +16,48 @@ namespace {
 
 constexpr const char* kEpName = "CUDAExecutionProvider";
 
-// Scratch from ORT's allocator for the run's device (the session's arena: no cudaMalloc per call
-// once warm). Freed right after the launches are enqueued: ORT's CUDA allocator hands memory out in
-// stream order, as its own kernels' scratch buffers do.
+// Scratch memory of one launch, freed on scope exit (after the launches are enqueued).
+// - ORT >= 1.18 with a compute stream: KernelContext_GetScratchBuffer allocates on the run's stream.
+//   ORT's stream-aware arena records that stream with the chunk, so after the free the chunk is
+//   handed to another stream only once that stream has synchronised with ours (or the run ended):
+//   the scheme ORT's own CUDA kernels use for their scratch buffers.
+// - ORT 1.17 (no stream-aware call) or no compute stream: plain allocator memory; the stream is
+//   synchronised before the free, so no other stream can receive the memory while our kernel still
+//   reads it (safe, at the cost of one host wait per call).
 struct Scratch {
     OrtAllocator* alloc = nullptr;
     void* ptr = nullptr;
+    cudaStream_t syncBeforeFree = nullptr;
+    bool mustSync = false;
     ~Scratch() {
+        if (ptr && mustSync) cudaStreamSynchronize(syncBeforeFree);
         if (alloc && ptr) alloc->Free(alloc, ptr);
         if (alloc) api()->ReleaseAllocator(alloc);
     }
 };
+
+// Fills `scratch` with `bytes` of device memory for a launch on `stream` (see Scratch).
+OrtStatus* getScratch(OrtKernelContext* ctx, const NodeState& node, const OrtMemoryInfo* mem, size_t bytes,
+                      void* stream, Scratch* scratch) {
+    const OrtApi* a = api();
+    if (OrtStatus* st = a->KernelContext_GetAllocator(ctx, mem, &scratch->alloc)) {
+        return nodeError(node.name, "no CUDA allocator: " + takeMessage(st), ORT_FAIL);
+    }
+    if (apiVersion() >= kOrtApiVersionScratch && stream) {
+        if (OrtStatus* st = a->KernelContext_GetScratchBuffer(ctx, mem, bytes, &scratch->ptr)) {
+            return nodeError(node.name, "cannot allocate " + std::to_string(bytes) + " bytes of CUDA workspace: " +
+                                            takeMessage(st), ORT_FAIL);
+        }
+    } else {
+        scratch->ptr = scratch->alloc->Alloc(scratch->alloc, bytes);
+        scratch->mustSync = true;
+        scratch->syncBeforeFree = static_cast<cudaStream_t>(stream);
+    }
+    if (!scratch->ptr) {
+        return nodeError(node.name, "cannot allocate " + std::to_string(bytes) + " bytes of CUDA workspace", ORT_FAIL);
+    }
+    return nullptr;
+}
 
 // Makes `device` current for the scope (ORT may call from a thread whose current device differs).
 struct DeviceGuard {
@@ -43,27 +74,6 @@ struct DeviceGuard {
 };
 
 const char* ORT_API_CALL epType(const OrtCustomOp*) { return kEpName; }
-
-OrtStatusPtr ORT_API_CALL createKernel(const OrtCustomOp*, const OrtApi*, const OrtKernelInfo* info, void** kernel) {
-    *kernel = nullptr;
-    try {
-        auto* node = new NodeState();
-        if (OrtStatus* st = readNode(info, node)) {
-            delete node;
-            return st;
-        }
-        *kernel = node;
-        return nullptr;
-    } catch (const std::exception& e) {
-        return nodeError("?", std::string("kernel creation failed: ") + e.what(), ORT_FAIL);
-    }
-}
-
-std::string takeMessage(OrtStatus* st) {
-    std::string msg = api()->GetErrorMessage(st);
-    api()->ReleaseStatus(st);
-    return msg;
-}
 
 OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
     const NodeState& node = *static_cast<const NodeState*>(kernel);
@@ -94,20 +104,9 @@ OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
         Scratch scratch;
         const size_t bytes = core::cudaWorkspaceBytes(run.params.shape, run.params.dtype);
         if (bytes) {
-            if (OrtStatus* st = a->KernelContext_GetAllocator(ctx, mem, &scratch.alloc)) {
-                return nodeError(node.name, "no CUDA allocator: " + takeMessage(st), ORT_FAIL);
-            }
-            scratch.ptr = scratch.alloc->Alloc(scratch.alloc, bytes);
-            if (!scratch.ptr) {
-                return nodeError(node.name, "cannot allocate " + std::to_string(bytes) + " bytes of CUDA workspace", ORT_FAIL);
-            }
+            if (OrtStatus* st = getScratch(ctx, node, mem, bytes, stream, &scratch)) return st;
         }
         const cudaError_t err = core::launchCuda(run.params, scratch.ptr, bytes, static_cast<cudaStream_t>(stream));
-        if (err == cudaErrorNotSupported) {
-            const core::Status why = core::cudaCheckSupported(run.params.shape, run.params.dtype);
-            return nodeError(node.name, "shape not supported by the CUDA kernel: " +
-                                            (why.ok ? std::string("unknown reason") : why.message));
-        }
         if (err != cudaSuccess) {
             return nodeError(node.name, std::string("CUDA kernel launch failed: ") + cudaGetErrorName(err) + ": " +
                                             cudaGetErrorString(err), ORT_FAIL);
@@ -118,15 +117,13 @@ OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
     }
 }
 
-void ORT_API_CALL destroyKernel(void* kernel) { delete static_cast<NodeState*>(kernel); }
-
 struct CudaOp : OrtCustomOp {
     CudaOp() {
         fillCommonOp(this);
         GetExecutionProviderType = epType;
-        CreateKernelV2 = createKernel;
+        CreateKernelV2 = createKernel<NodeState>;
         KernelComputeV2 = compute;
-        KernelDestroy = destroyKernel;
+        KernelDestroy = destroyKernel<NodeState>;
     }
 };
 

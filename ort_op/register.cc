@@ -1,6 +1,7 @@
 // The library's one exported symbol: RegisterCustomOps adds the SpectralConv ops (CPU, and CUDA when
-// built) to the custom-op domain ai.turbofno of a session. Requests ORT C API version
-// kOrtApiVersion (17): ONNX Runtime >= 1.17 is supported; older runtimes get a clear error.
+// built) to the custom-op domain ai.turbofno of a session. Requests ORT C API version 18 where the
+// runtime has it, else kOrtApiVersion (17): ONNX Runtime >= 1.17 is supported; older runtimes get a
+// clear error.
 #include <mutex>
 #include <string>
 #include <vector>
@@ -57,7 +58,10 @@ OrtStatus* sharedDomain(const OrtApi* api, OrtCustomOpDomain** out) {
 extern "C" __attribute__((visibility("default"))) OrtStatus* ORT_API_CALL
 RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* apiBase) {
     if (!apiBase || !options) return nullptr;  // nothing to report the error through
-    const OrtApi* api = apiBase->GetApi(turbofno::ort::kOrtApiVersion);
+    // The newest version we can use, else the minimum (older runtimes answer nullptr for newer versions).
+    uint32_t version = turbofno::ort::kOrtApiVersionScratch;
+    const OrtApi* api = apiBase->GetApi(version);
+    if (!api) api = apiBase->GetApi(version = turbofno::ort::kOrtApiVersion);
     if (!api) {
         // Older runtime: the version-1 API is enough to say so.
         const OrtApi* v1 = apiBase->GetApi(1);
@@ -67,7 +71,7 @@ RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* apiBase) {
                                 apiBase->GetVersionString();
         return v1->CreateStatus(ORT_FAIL, msg.c_str());
     }
-    turbofno::ort::setApi(api);
+    turbofno::ort::setApi(api, version);
     OrtCustomOpDomain* domain = nullptr;
     if (OrtStatus* st = sharedDomain(api, &domain)) return st;
     return api->AddCustomOpDomain(options, domain);

@@ -424,6 +424,7 @@ void checkBuildShapes(core::SpectralConvAttrs const& attrs, DynamicPluginTensorD
     pluginCheck(in != nullptr, "no input descriptors");
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
                 inputCountMessage(nbInputs));
+    core::DataType const coreType = toCoreType(in[0].desc.type);
     Dims dims[kMAX_INPUTS];
     char const* const kWhich[] = {"network dims", "profile min", "profile opt", "profile max"};
     for (int which = 0; which < 4; ++which) {
@@ -434,11 +435,16 @@ void checkBuildShapes(core::SpectralConvAttrs const& attrs, DynamicPluginTensorD
             concrete = concrete && isConcrete(dims[i]) && dims[i].nbDims == d.desc.dims.nbDims;
         }
         if (!concrete) continue;  // wildcards (network dims) or an unset bound (runtime calls)
+        core::SpectralConvShape shape;
         try {
-            inferShape(attrs, dims, nbInputs);
+            shape = inferShape(attrs, dims, nbInputs);
         } catch (PluginError const& e) {
             throw PluginError(std::string(kWhich[which]) + ": " + e.what());
         }
+        // Refused here, at build time, rather than by every enqueue of the engine.
+        core::Status const supported = core::cudaCheckSupported(shape, coreType);
+        pluginCheck(supported.ok, std::string(kWhich[which]) + ": shape not supported by the CUDA kernel: " +
+                                      supported.message);
     }
 }
 
@@ -447,77 +453,17 @@ size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims,
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
                 inputCountMessage(nbInputs));
     core::DataType const coreType = toCoreType(type);
-    // The varying extents, as an odometer over [min, max] per dimension.
-    struct Axis {
-        int32_t input, dim;
-        int64_t lo, hi;
-    };
-    std::vector<Axis> axes;
-    int64_t dims[kMAX_INPUTS][Dims::MAX_DIMS] = {};
-    int64_t combos = 1;
     for (int32_t i = 0; i < nbInputs; ++i) {
         pluginCheck(isConcrete(minDims[i]) && isConcrete(maxDims[i]) && minDims[i].nbDims == maxDims[i].nbDims,
                     "profile bounds are not concrete");
         for (int32_t k = 0; k < minDims[i].nbDims; ++k) {
-            int64_t const lo = minDims[i].d[k], hi = maxDims[i].d[k];
-            pluginCheck(lo <= hi, "profile min exceeds max");
-            dims[i][k] = lo;
-            if (lo < hi) {
-                axes.push_back({i, k, lo, hi});
-                combos = (hi - lo + 1) > kMAX_WORKSPACE_SHAPES / combos ? kMAX_WORKSPACE_SHAPES + 1 : combos * (hi - lo + 1);
-            }
+            pluginCheck(minDims[i].d[k] <= maxDims[i].d[k], "profile min exceeds max");
         }
     }
-    size_t bytes = 0;
-    bool anyValid = false;
-    auto visit = [&]() {
-        core::SpectralConvShape shape;
-        core::Status const st = core::inferShape(attrs, dims[0], minDims[0].nbDims, dims[1], minDims[1].nbDims,
-                                                 nbInputs >= 3 ? dims[2] : nullptr, nbInputs >= 3 ? minDims[2].nbDims : 0,
-                                                 &shape, nbInputs == 4 ? dims[3] : nullptr,
-                                                 nbInputs == 4 ? minDims[3].nbDims : 0);
-        if (st.ok) {  // shapes the op rejects can never run, so they need no workspace
-            bytes = std::max(bytes, core::cudaWorkspaceBytes(shape, coreType));
-            anyValid = true;
-        }
-    };
-    if (combos <= kMAX_WORKSPACE_SHAPES) {
-        while (true) {  // every shape of the profile
-            visit();
-            size_t a = 0;
-            for (; a < axes.size(); ++a) {
-                int64_t& v = dims[axes[a].input][axes[a].dim];
-                if (v < axes[a].hi) {
-                    ++v;
-                    break;
-                }
-                v = axes[a].lo;
-            }
-            if (a == axes.size()) break;
-        }
-    } else {
-        // Too many shapes to try them all: sweep each varying extent over its whole range with the
-        // others at every min/max corner. Not a proof of a bound, so enqueue keeps checking it.
-        logWarning(std::string(kPLUGIN_NAME) + ": the optimization profile spans more than " +
-                   std::to_string(kMAX_WORKSPACE_SHAPES) + " shapes; the workspace is sized from sweeps of each "
-                   "dynamic extent (enqueue refuses any shape that would need more)");
-        size_t const k = axes.size();
-        for (size_t sweep = 0; sweep < k; ++sweep) {
-            for (uint64_t corner = 0; corner < (uint64_t{1} << (k - 1)); ++corner) {
-                size_t bit = 0;
-                for (size_t a = 0; a < k; ++a) {
-                    if (a == sweep) continue;
-                    dims[axes[a].input][axes[a].dim] = ((corner >> bit++) & 1) ? axes[a].hi : axes[a].lo;
-                }
-                for (int64_t v = axes[sweep].lo; v <= axes[sweep].hi; ++v) {
-                    dims[axes[sweep].input][axes[sweep].dim] = v;
-                    visit();
-                }
-            }
-        }
-    }
-    pluginCheck(anyValid, "no shape of the optimization profile is valid for this layer");
-    return bytes;
+    // Every shape of the profile is <= its max shape in each extent, and the core's bound is
+    // monotone: sized from the max shape alone.
+    core::SpectralConvShape const maxShape = inferShape(attrs, maxDims, nbInputs);
+    return core::cudaWorkspaceBound(maxShape, coreType);
 }
 
 size_t workspaceForProfile(core::SpectralConvAttrs const& attrs, DynamicPluginTensorDesc const* in, int32_t nbInputs) {

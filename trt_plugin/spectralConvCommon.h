@@ -109,15 +109,14 @@ bool isConcrete(nvinfer1::Dims const& dims) noexcept;
 // core::inferShape on TensorRT dims (x, weight, optional bias); throws PluginError with its message.
 core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, nvinfer1::Dims const* inputDims, int32_t nbInputs);
 
-// Validation at build time: every fully known dims set (desc, min, opt, max) must pass inferShape.
+// Validation at build time: every fully known dims set (desc, min, opt, max) must pass inferShape
+// and core::cudaCheckSupported (throws PluginError with the core's message, naming the set); the
+// element type must be supported.
 void checkBuildShapes(core::SpectralConvAttrs const& attrs, nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs);
 
-// The core's workspace need not be monotonic in the shape (the CUDA plan may split small problems into
-// more blocks), so a bound over a profile comes from trying every shape between min and max:
-// max of core::cudaWorkspaceBytes over all of them. Beyond kMAX_WORKSPACE_SHAPES shapes it sweeps
-// each dynamic extent with the others at every min/max corner and logs a warning; enqueue checks
-// the bound either way.
-constexpr int64_t kMAX_WORKSPACE_SHAPES = int64_t{1} << 22;
+// The workspace of a profile: core::cudaWorkspaceBound of its max shape (the core's workspace need
+// not be monotone in the shape, its bound is). Throws when min/max are not concrete, min > max or the
+// max shape is invalid. enqueue still refuses any shape needing more than was reserved.
 size_t workspaceBound(core::SpectralConvAttrs const& attrs, nvinfer1::Dims const* minDims,
                       nvinfer1::Dims const* maxDims, int32_t nbInputs, nvinfer1::DataType type);
 // The same over a DynamicPluginTensorDesc profile (min/max; the network dims when those are unset).

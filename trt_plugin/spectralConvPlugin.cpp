@@ -50,12 +50,14 @@ int32_t SpectralConvPlugin::configurePlugin(DynamicPluginTensorDesc const* in, i
                                             DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept {
     try {
         pluginCheck(out != nullptr && nbOutputs == 1, "expected exactly one output");
-        checkBuildShapes(mAttrs, in, nbInputs);
+        pluginCheck(in != nullptr && nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
+                    "expected 2 or 3 inputs (x, weight[, bias])");
         for (int32_t i = 0; i < nbInputs; ++i) {
             pluginCheck(isSupportedType(in[i].desc.type) && in[i].desc.type == in[0].desc.type,
                         "all inputs must share one of float32, float16, bfloat16");
         }
         pluginCheck(out[0].desc.type == in[0].desc.type, "the output type must equal the input type");
+        checkBuildShapes(mAttrs, in, nbInputs);
         mNbInputs = nbInputs;
         // What getWorkspaceSize reports for this profile; kept (and serialized) so that enqueue can
         // refuse a shape needing more instead of overrunning the workspace.

@@ -93,12 +93,14 @@ void SpectralConvPluginLegacy::configurePlugin(DynamicPluginTensorDesc const* in
     try {
         mConfigOk = false;
         pluginCheck(out != nullptr && nbOutputs == 1, "expected exactly one output");
-        checkBuildShapes(mAttrs, in, nbInputs);
+        pluginCheck(in != nullptr && nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
+                    "expected 2 or 3 inputs (x, weight[, bias])");
         for (int32_t i = 0; i < nbInputs; ++i) {
             pluginCheck(isSupportedType(in[i].desc.type) && in[i].desc.type == in[0].desc.type,
                         "all inputs must share one of float32, float16, bfloat16");
         }
         pluginCheck(out[0].desc.type == in[0].desc.type, "the output type must equal the input type");
+        checkBuildShapes(mAttrs, in, nbInputs);
         mNbInputs = nbInputs;
         if (!mFromPlan) {
             // getWorkspaceSize is only told one shape; keep the profile so it can bound them all.

@@ -83,7 +83,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     for (int j = 0; j + 1 < d; ++j)
         tableFloats += 2.0 * static_cast<double>(p.S[j] + p.T[j]) * static_cast<double>(p.K[j]);
     if (tableFloats > kMaxPlanFloats) {  // checked first: these products could overflow int64 bytes
-        p.totalFloats = -1;
+        p.tooLarge = true;
         return p;
     }
 
@@ -93,6 +93,9 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
     for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.T[j] * p.K[j]);
     p.offInvLast = take(2 * p.k * p.T[d - 1]);
+    p.tableFloats = off;
+
+    off = 0;
     p.offXs = take(p.batch * p.cin * p.specStride);
     p.offYs = take(p.batch * p.cout * p.specStride);
     p.offBias = take(p.convert ? p.cout : 0);
@@ -100,8 +103,17 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.offSkipW = take(p.skip && p.convert ? p.cout * p.cin : 0);
 
     // Per-thread scratch.
-    // one channel's [S_1..S_{d-1}, 2k] (forward) or [T_1..T_{d-1}, 2k] (inverse) intermediate (upper bound)
-    const int64_t slab = std::max(p.rows, p.rowsOut) * 2 * p.k;
+    // The largest intermediate of one channel: forward [S_1..S_j, K_{j+1}..K_{d-1}, 2k] <= [S_1..S_{d-1}, 2k]
+    // (K_j <= S_j); inverse [T_1..T_j, K_{j+1}..K_{d-1}, 2k], which can exceed both [S.., 2k] and
+    // [T.., 2k] when an axis is upsampled (T_i > S_i) while a later one keeps more modes than it outputs
+    // (K_j > T_j).
+    int64_t inverseRows = 0;
+    for (int j = 0; j + 1 < d; ++j) {
+        int64_t r = 1;
+        for (int i = 0; i + 1 < d; ++i) r *= i <= j ? p.T[i] : p.K[i];
+        inverseRows = std::max(inverseRows, r);
+    }
+    const int64_t slab = std::max({p.rows, p.rowsOut, inverseRows}) * 2 * p.k;
     const int64_t block = std::max(p.fwdBlock, p.invBlock);
     int64_t t = 0;
     auto takeT = [&t](int64_t n) { const int64_t at = t; t += align16(n); return at; };
@@ -116,8 +128,8 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tXc = takeT(p.skip && p.convert ? p.cin * chunk : 0);
     p.threadFloats = align16(t);
     p.offThreads = off;
-    p.totalFloats = off + p.threadFloats * p.threads;
-    if (static_cast<double>(p.totalFloats) > kMaxPlanFloats) p.totalFloats = -1;
+    p.workFloats = off + p.threadFloats * p.threads;
+    if (static_cast<double>(p.workFloats) + static_cast<double>(p.tableFloats) > kMaxPlanFloats) p.tooLarge = true;
     return p;
 }
 

@@ -42,11 +42,15 @@ struct CpuPlan {
     // of one batch entry, all Cout channels (chunkCols == S_d, or chunkRows == 1 on long rows).
     int64_t chunkRows = 1, chunkCols = 1;
 
-    // Offsets in floats from the (64-byte aligned) workspace base.
+    // The DFT tables (twiddle.h): offsets in floats from the (64-byte aligned) table base. They
+    // depend on S, T, the kept modes and the norm only, so a CpuTableCache can hold them.
     int64_t offFwdLast = 0;                  // [S_d][2k]
     int64_t offFwdAxis[core::kMaxRank] = {}; // axis j < d-1: [2K_j][S_j]
     int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [T_j][2K_j]
     int64_t offInvLast = 0;                  // [2k][T_d], C2R weights and the norm scale folded in
+    int64_t tableFloats = 0;                 // size of the table region (a multiple of 16)
+
+    // The per-call buffers: offsets in floats from the (64-byte aligned) work base.
     int64_t offXs = 0, offYs = 0;
     int64_t offBias = 0;                     // [Cout] bias in fp32 (converted inputs only)
     int64_t offLast = 0;                     // skip, d > 1: [N][rows][Cout][2k] last-axis spectra
@@ -57,19 +61,24 @@ struct CpuPlan {
     int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0;
     int64_t tOut = 0;                        // skip: [Cout][chunk] sums before the activation
     int64_t tXc = 0;                         // skip, converted inputs: [Cin][chunk] x in fp32
-    int64_t totalFloats = 0;                 // -1: the shape is too large for this kernel
+    int64_t workFloats = 0;                  // size of the work region (a multiple of 16)
+    bool tooLarge = false;                   // over kMaxPlanFloats: the kernel refuses the shape
 };
 
-// Plans needing more than this many floats (16 GiB of workspace) are refused.
+// The kernel's size limit (docs/op.md, "CPU limits"): the tables, and the tables plus the per-call
+// buffers, must each stay within 2^32 floats (16 GiB).
 constexpr double kMaxPlanFloats = 4294967296.0;
 
 // numThreads >= 1. The shape must have passed core::inferShape.
 CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::DataType dtype, int numThreads);
 
-// Bytes of workspace for the plan: totalFloats * 4 plus slack for aligning the base pointer.
-// SIZE_MAX when the plan was refused (no allocation can satisfy it).
-inline size_t planBytes(const CpuPlan& plan) {
-    return plan.totalFloats < 0 ? SIZE_MAX : static_cast<size_t>(plan.totalFloats) * 4 + 64;
+// Bytes of workspace for the plan: the work region, plus the tables unless they come from a cache,
+// plus slack for aligning the base pointer. SIZE_MAX when the plan was refused (no allocation can
+// satisfy it).
+inline size_t planBytes(const CpuPlan& plan, bool tablesInWorkspace) {
+    if (plan.tooLarge) return SIZE_MAX;
+    const int64_t floats = plan.workFloats + (tablesInWorkspace ? plan.tableFloats : 0);
+    return static_cast<size_t>(floats) * 4 + 64;
 }
 
 }  // namespace cpu

@@ -1,8 +1,10 @@
 // runCpu: forward truncated DFT -> per-mode channel mixing -> inverse truncated DFT, each stage a
 // parallel loop over independent tasks, every DFT a small GEMM against precomputed tables.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -16,7 +18,7 @@
 #include "kernels.h"
 #include "plan.h"
 #include "stage_times.h"
-#include "thread_pool.h"
+#include "table_cache.h"
 #include "transforms.h"
 #include "turbofno/cpu.h"
 #include "twiddle.h"
@@ -42,9 +44,10 @@ struct Run {
     const CpuPlan& plan;
     const SpectralConvParams& params;
     const cpu::CpuKernels& kern;
-    float* base;  // aligned workspace
+    const float* tab;  // aligned DFT tables (plan.tableFloats)
+    float* base;       // aligned work region (plan.workFloats)
 
-    float* tables() const { return base; }
+    const float* tables() const { return tab; }
     float* xs() const { return base + plan.offXs; }
     float* ys() const { return base + plan.offYs; }
     float* thread(int worker) const { return base + plan.offThreads + worker * plan.threadFloats; }
@@ -225,6 +228,44 @@ struct Run {
     }
 };
 
+// One stage: `workers` loops pulling task indices from a shared counter; worker w uses scratch slot w.
+struct Stage {
+    const Run* run;
+    void (Run::*task)(int64_t, int) const;
+    int64_t numTasks;
+    std::atomic<int64_t> next{0};
+};
+
+void stageWorker(void* ctx, int worker) {
+    Stage& s = *static_cast<Stage*>(ctx);
+    for (int64_t t = s.next.fetch_add(1); t < s.numTasks; t = s.next.fetch_add(1)) (s.run->*s.task)(t, worker);
+}
+
+Status runStage(ParallelFor& parallel, int workers, const Run& run, void (Run::*task)(int64_t, int) const,
+                int64_t numTasks) {
+    Stage stage{&run, task, numTasks};
+    const int64_t w = std::min<int64_t>(workers, numTasks);
+    if (w <= 1) {  // no thread hand-off for one loop
+        stageWorker(&stage, 0);
+        return Status::success();
+    }
+    return parallel.run(static_cast<int>(w), stageWorker, &stage);
+}
+
+// The message for a plan over kMaxPlanFloats, with the numbers that decide it (docs/op.md, "CPU limits").
+std::string tooLargeMessage(const SpectralConvShape& s, int workers) {
+    double tables = 0;
+    for (int j = 0; j < s.rank; ++j)
+        tables += 2.0 * static_cast<double>(s.spatial[j] + outSize(s, j)) * static_cast<double>(s.kept[j]);
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "runCpu: shape too large for the CPU kernel: its truncated-DFT tables need %.4g floats "
+                  "(2 x sum over the axes of (S_j + T_j) x K_j) and with the spectra and the scratch of "
+                  "%d worker(s) the total exceeds the limit of 2^32 floats (16 GiB); keep fewer modes or split the axis",
+                  tables, workers);
+    return buf;
+}
+
 Status checkParams(const SpectralConvParams& params) {
     const SpectralConvShape& s = params.shape;
     if (s.rank < 1 || s.rank > kMaxRank) return Status::error("runCpu: spatial rank must be 1, 2 or 3");
@@ -273,52 +314,69 @@ int defaultCpuThreads() {
     return hw == 0 ? 1 : static_cast<int>(std::min<unsigned>(hw, 1024));
 }
 
-size_t cpuWorkspaceBytes(const SpectralConvShape& shape, int numThreads) {
+size_t cpuWorkspaceBytes(const SpectralConvShape& shape, const CpuRunOptions& options) {
     if (shape.rank < 1 || shape.rank > kMaxRank) return 0;
     // The dtype only adds conversion buffers; size for the larger (converting) case.
-    return cpu::planBytes(cpu::makeCpuPlan(shape, false, DataType::kFloat16, resolveThreads(numThreads)));
+    const CpuPlan plan = cpu::makeCpuPlan(shape, false, DataType::kFloat16, resolveThreads(options.workers));
+    return cpu::planBytes(plan, options.cache == nullptr);
 }
 
-Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspaceBytes, int numThreads) {
+size_t cpuWorkspaceBytes(const SpectralConvShape& shape, int numThreads) {
+    CpuRunOptions options;
+    options.workers = numThreads;
+    return cpuWorkspaceBytes(shape, options);
+}
+
+Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspaceBytes, const CpuRunOptions& options) {
     try {
         Status st = checkParams(params);
         if (!st.ok) return st;
-        const int threads = resolveThreads(numThreads);
-        const CpuPlan plan = cpu::makeCpuPlan(params.shape, params.attrs.separable != 0, params.dtype, threads);
-        if (plan.totalFloats < 0)
-            return Status::error("runCpu: shape too large for the CPU kernel (its truncated-DFT tables and buffers "
-                                 "would exceed 16 GiB; they grow like spatial size x kept modes per axis)");
-        const size_t needed = cpuWorkspaceBytes(params.shape, threads);
+        const int workers = resolveThreads(options.workers);
+        const CpuPlan plan = cpu::makeCpuPlan(params.shape, params.attrs.separable != 0, params.dtype, workers);
+        if (plan.tooLarge) return Status::error(tooLargeMessage(params.shape, workers));
+        const size_t needed = cpuWorkspaceBytes(params.shape, options);
         if (!workspace || workspaceBytes < needed)
             return Status::error("runCpu: workspace too small (" + std::to_string(workspaceBytes) + " bytes given, " +
-                                 std::to_string(needed) + " needed for " + std::to_string(threads) + " threads)");
+                                 std::to_string(needed) + " needed for " + std::to_string(workers) + " workers)");
         const uintptr_t raw = reinterpret_cast<uintptr_t>(workspace);
-        float* base = reinterpret_cast<float*>((raw + 63) / 64 * 64);
+        float* aligned = reinterpret_cast<float*>((raw + 63) / 64 * 64);
 
-        const Run run{plan, params, cpu::cpuKernels(), base};
         cpu::StageTimes& times = cpu::lastStageTimes();
         auto clock = std::chrono::steady_clock::now();
-        cpu::buildTwiddles(plan, params.attrs, base);
+        std::shared_ptr<const cpu::TableSet> cached;
+        const float* tables = aligned;
+        float* work = aligned;
+        if (options.cache) {
+            cached = cpu::cachedTables(*options.cache, plan, params.attrs);
+            if (!cached)
+                return Status::error("runCpu: cannot allocate " + std::to_string(plan.tableFloats * 4) +
+                                     " bytes for the DFT tables");
+            tables = cached->data;
+        } else {
+            cpu::buildTwiddles(plan, params.attrs, aligned);
+            work = aligned + plan.tableFloats;
+        }
+        const Run run{plan, params, cpu::cpuKernels(), tables, work};
         if (plan.convert && params.shape.hasBias)
-            cpu::loadAsFloat(params.bias, params.dtype, plan.cout, base + plan.offBias);
+            cpu::loadAsFloat(params.bias, params.dtype, plan.cout, work + plan.offBias);
         if (plan.convert && plan.skip)
-            cpu::loadAsFloat(params.skipWeight, params.dtype, plan.cout * plan.cin, base + plan.offSkipW);
+            cpu::loadAsFloat(params.skipWeight, params.dtype, plan.cout * plan.cin, work + plan.offSkipW);
         times.tablesMs = msSince(clock);
 
-        cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cin, plan.fwdBlock),
-                         [&run](int64_t t, int w) { run.forward(t, w); });
+        ParallelFor& parallel = options.parallel ? *options.parallel : ownCpuThreadPool();
+        if (!(st = runStage(parallel, workers, run, &Run::forward, plan.batch * ceilDiv(plan.cin, plan.fwdBlock))).ok)
+            return st;
         times.forwardMs = msSince(clock);
-        cpu::parallelFor(threads, ceilDiv(plan.modes, plan.mixModes) * ceilDiv(plan.cout, plan.mixOutBlock),
-                         [&run](int64_t t, int w) { run.mix(t, w); });
+        const int64_t mixTasks = ceilDiv(plan.modes, plan.mixModes) * ceilDiv(plan.cout, plan.mixOutBlock);
+        if (!(st = runStage(parallel, workers, run, &Run::mix, mixTasks)).ok) return st;
         times.mixMs = msSince(clock);
         if (plan.skip) {
-            if (plan.rank > 1)
-                cpu::parallelFor(threads, plan.batch * plan.cout, [&run](int64_t t, int w) { run.inverseLast(t, w); });
+            if (plan.rank > 1 && !(st = runStage(parallel, workers, run, &Run::inverseLast, plan.batch * plan.cout)).ok)
+                return st;
             const int64_t chunks = ceilDiv(plan.rows, plan.chunkRows) * ceilDiv(plan.S[plan.rank - 1], plan.chunkCols);
-            cpu::parallelFor(threads, plan.batch * chunks, [&run](int64_t t, int w) { run.skipEpilogue(t, w); });
-        } else {
-            cpu::parallelFor(threads, plan.batch * ceilDiv(plan.cout, plan.invBlock),
-                             [&run](int64_t t, int w) { run.inverse(t, w); });
+            if (!(st = runStage(parallel, workers, run, &Run::skipEpilogue, plan.batch * chunks)).ok) return st;
+        } else if (!(st = runStage(parallel, workers, run, &Run::inverse, plan.batch * ceilDiv(plan.cout, plan.invBlock))).ok) {
+            return st;
         }
         times.inverseMs = msSince(clock);
         return Status::success();
@@ -327,6 +385,12 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
     } catch (...) {
         return Status::error("runCpu: unknown error");
     }
+}
+
+Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspaceBytes, int numThreads) {
+    CpuRunOptions options;
+    options.workers = numThreads;
+    return runCpu(params, workspace, workspaceBytes, options);
 }
 
 }  // namespace core

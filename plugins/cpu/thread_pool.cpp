@@ -1,5 +1,7 @@
 #include "thread_pool.h"
 
+#include "turbofno/cpu.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -32,16 +34,17 @@ long currentProcess() {
 struct Shared {
     std::mutex mutex;
     std::condition_variable wake, done;
-    const TaskFn* fn = nullptr;
-    int64_t numTasks = 0;
-    std::atomic<int64_t> next{0};
+    void (*fn)(void*, int) = nullptr;
+    void* ctx = nullptr;
+    int numTasks = 0;
+    std::atomic<int> next{0};
     int active = 0;   // helpers taking part in the current job (ids 1..active)
     int pending = 0;  // helpers of the current job not finished yet
     uint64_t generation = 0;
     bool stop = false;
 
-    void drain(int worker) {
-        for (int64_t t = next.fetch_add(1); t < numTasks; t = next.fetch_add(1)) (*fn)(t, worker);
+    void drain() {
+        for (int t = next.fetch_add(1); t < numTasks; t = next.fetch_add(1)) fn(ctx, t);
     }
 };
 
@@ -54,7 +57,7 @@ void workerLoop(Shared* sh, int id) {
         seen = sh->generation;
         if (id > sh->active) continue;  // this job uses fewer threads
         lock.unlock();
-        sh->drain(id);
+        sh->drain();
         lock.lock();
         if (--sh->pending == 0) sh->done.notify_one();
     }
@@ -89,34 +92,41 @@ public:
         delete mShared;
     }
 
-    void run(int numThreads, int64_t numTasks, const TaskFn& fn) {
-        std::lock_guard<std::mutex> call(mCallMutex);  // one job at a time
+    void run(int workers, void (*fn)(void*, int), void* ctx) {
+        // One job at a time on the pool; a caller that finds it busy runs its workers itself.
+        std::unique_lock<std::mutex> call(mCallMutex, std::try_to_lock);
+        if (!call.owns_lock()) {
+            for (int w = 0; w < workers; ++w) fn(ctx, w);
+            return;
+        }
         if (mOwner != currentProcess()) {
             // A forked child inherits the thread handles but not the threads: start over.
             abandon();
             mShared = new Shared;
             mOwner = currentProcess();
         }
-        const int helpers = grow(numThreads - 1);
+        const int helpers = grow(workers - 1);
         if (helpers == 0) {
-            for (int64_t t = 0; t < numTasks; ++t) fn(t, 0);
+            for (int w = 0; w < workers; ++w) fn(ctx, w);
             return;
         }
         Shared& sh = *mShared;
         {
             std::lock_guard<std::mutex> lock(sh.mutex);
-            sh.fn = &fn;
-            sh.numTasks = numTasks;
+            sh.fn = fn;
+            sh.ctx = ctx;
+            sh.numTasks = workers;
             sh.next.store(0);
             sh.active = helpers;
             sh.pending = helpers;
             ++sh.generation;
         }
         sh.wake.notify_all();
-        sh.drain(0);
+        sh.drain();
         std::unique_lock<std::mutex> lock(sh.mutex);
         sh.done.wait(lock, [&sh] { return sh.pending == 0; });
         sh.fn = nullptr;
+        sh.ctx = nullptr;
     }
 
 private:
@@ -150,13 +160,28 @@ private:
 
 }  // namespace
 
-void parallelFor(int numThreads, int64_t numTasks, const TaskFn& fn) {
-    if (numThreads <= 1 || numTasks <= 1) {
-        for (int64_t t = 0; t < numTasks; ++t) fn(t, 0);
+void runOnPool(int workers, void (*fn)(void* ctx, int worker), void* ctx) {
+    if (workers <= 1) {
+        if (workers == 1) fn(ctx, 0);
         return;
     }
-    ThreadPool::instance().run(static_cast<int>(std::min<int64_t>(numThreads, numTasks)), numTasks, fn);
+    ThreadPool::instance().run(workers, fn, ctx);
 }
 
 }  // namespace cpu
+
+namespace core {
+
+ParallelFor& ownCpuThreadPool() {
+    struct OwnPool final : ParallelFor {
+        Status run(int workers, void (*fn)(void*, int), void* ctx) override {
+            cpu::runOnPool(workers, fn, ctx);
+            return Status::success();
+        }
+    };
+    static OwnPool pool;
+    return pool;
+}
+
+}  // namespace core
 }  // namespace turbofno

@@ -1,19 +1,14 @@
-// A small persistent pool of std::threads shared by all runCpu calls (no OpenMP).
+// The library's own persistent pool of std::threads (no OpenMP): core::ownCpuThreadPool().
 #pragma once
-
-#include <cstdint>
-#include <functional>
 
 namespace turbofno {
 namespace cpu {
 
-using TaskFn = std::function<void(int64_t task, int worker)>;
-
-// Runs fn(task, worker) for every task in [0, numTasks) on at most numThreads threads, the
-// calling thread included; worker is in [0, numThreads) and unique among concurrently running
-// calls of fn, so it can index per-thread scratch. Returns when all tasks are done.
-// Concurrent parallelFor calls from different threads are serialised. fn must not throw.
-void parallelFor(int numThreads, int64_t numTasks, const TaskFn& fn);
+// Runs fn(ctx, w) once for every w in [0, workers) on up to `workers` threads, the calling thread
+// included, and returns when all are done. A call that finds the pool busy with another caller's
+// job runs its workers on the calling thread instead of waiting (callers never serialise). fn
+// must not throw. Fork-safe: a forked child starts its own threads on first use.
+void runOnPool(int workers, void (*fn)(void* ctx, int worker), void* ctx);
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -7,7 +7,7 @@
 namespace turbofno {
 namespace cpu {
 
-// Fills the table region of the workspace described by `plan` (offFwdLast .. offXs):
+// Fills the table region described by `plan` (plan.tableFloats floats at `base`, 64-byte aligned):
 //   forward last axis  F   [S_d][2k]      F[t][2m] = cos(2pi m t/S), F[t][2m+1] = -sin(..)
 //   forward axis j     T_j [2K_j][S_j]    rows m: cos(2pi f_m t/S_j), rows K_j+m: sin(..)
 //   inverse axis j     G_j [T_j][2K_j]    G[t][m] = cos(2pi f_m t/T_j), G[t][K_j+m] = sin(..); 0 if f_m >= T_j

@@ -1,6 +1,7 @@
 """The SpectralConv name table for Python: mirrors plugins/include/turbofno/core.h (docs/op.md).
 
-tests/python/test_names.py checks that the two agree.
+tests/python/test_package.py (test_names_match_core_header) checks that the two agree. The rules
+(argument checks, output shape, kept indices, node attributes) are in turbofno._rules.
 """
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """Float64 NumPy reference of the SpectralConv op (docs/op.md) and a one-node ONNX model builder.
 
-`spectral_conv` is the oracle every test compares against. It follows docs/op.md literally
+`spectral_conv` is the oracle every test compares against, and the one float64 implementation of the
+layer in Python (the PyTorch op's eager path calls it). It follows docs/op.md literally
 (rfftn -> keep the low/high corner modes -> per-mode complex channel mixing -> irfftn + bias, then
 the version-2 fused layer: + skip_weight x, activation) and raises ValueError for inputs the op
-must reject. `make_model` imports onnx lazily.
+must reject (the rules of turbofno._rules). `make_model` imports onnx lazily.
 """
 from __future__ import annotations
 
@@ -11,14 +12,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from turbofno import _op
-
-
-def kept_indices(size: int, low: int, high: int, last_axis: bool) -> np.ndarray:
-    """Spectrum indices of the kept modes along one axis, in weight order (low block, then high)."""
-    if last_axis:
-        return np.arange(low)
-    return np.concatenate([np.arange(low), np.arange(size - high, size)]).astype(np.int64)
+from turbofno import _op, _rules
 
 
 def apply_activation(v: np.ndarray, act: int) -> np.ndarray:
@@ -43,50 +37,6 @@ def apply_activation(v: np.ndarray, act: int) -> np.ndarray:
     raise ValueError(f"activation must be one of {sorted(_op.ACTIVATION_NAMES)}, got {act}")
 
 
-def check_args(x_shape: Sequence[int], w_shape: Sequence[int], bias_shape: Sequence[int] | None,
-               modes_low: Sequence[int], modes_high: Sequence[int], norm: int, separable: int,
-               output_size: Sequence[int] | None = None, skip_shape: Sequence[int] | None = None,
-               act: int = 0) -> int:
-    """docs/op.md validation rules (shape part). Returns Cout; raises ValueError."""
-    d = len(modes_low)
-    if d not in (1, 2, 3) or len(modes_high) != d:
-        raise ValueError(f"modes_low / modes_high must both have 1..3 entries, got {len(modes_low)}, {len(modes_high)}")
-    if output_size is not None and (len(output_size) != d or any(int(t) < 1 for t in output_size)):
-        raise ValueError(f"output_size must have {d} entries >= 1 (or be absent), got {list(output_size)}")
-    if norm not in (0, 1, 2):
-        raise ValueError(f"norm must be 0, 1 or 2, got {norm}")
-    if separable not in (0, 1):
-        raise ValueError(f"separable must be 0 or 1, got {separable}")
-    if act not in _op.ACTIVATION_NAMES:
-        raise ValueError(f"activation must be one of {sorted(_op.ACTIVATION_NAMES)}, got {act}")
-    if len(x_shape) != d + 2:
-        raise ValueError(f"x must have rank {d + 2}, got shape {tuple(x_shape)}")
-    if any(s <= 0 for s in x_shape):
-        raise ValueError(f"x sizes must be positive, got {tuple(x_shape)}")
-    spatial = x_shape[2:]
-    for j, (p, q, s) in enumerate(zip(modes_low, modes_high, spatial)):
-        if p < 0 or q < 0:
-            raise ValueError(f"modes must be non-negative (axis {j})")
-        if p + q == 0:
-            raise ValueError(f"axis {j} keeps no modes")
-        if j < d - 1 and p + q > s:
-            raise ValueError(f"modes_low[{j}] + modes_high[{j}] = {p + q} > S = {s}")
-        if j == d - 1 and (q != 0 or p > s // 2 + 1):
-            raise ValueError(f"last axis: modes_high must be 0 and modes_low <= S//2+1 = {s // 2 + 1}")
-    kept = [p + q for p, q in zip(modes_low, modes_high)]
-    cout = x_shape[1] if separable else w_shape[1]
-    expected_w = [x_shape[1], 1 if separable else w_shape[1], *kept, 2]
-    if list(w_shape) != expected_w or cout <= 0:
-        raise ValueError(f"weight must have shape {expected_w}, got {tuple(w_shape)}")
-    if bias_shape is not None and list(bias_shape) != [cout]:
-        raise ValueError(f"bias must have shape [{cout}], got {tuple(bias_shape)}")
-    if skip_shape is not None and list(skip_shape) != [cout, x_shape[1]]:
-        raise ValueError(f"skip_weight must have shape [Cout, Cin] = [{cout}, {x_shape[1]}], got {tuple(skip_shape)}")
-    if skip_shape is not None and output_size is not None and list(output_size) != list(x_shape[2:]):
-        raise ValueError("skip_weight with output_size: output_size must equal the input's spatial size")
-    return cout
-
-
 def spectral_conv(x, weight, bias=None, skip_weight=None, *, modes_low: Sequence[int], modes_high: Sequence[int],
                   norm: int = 0, separable: int = 0, output_size: Sequence[int] | None = None,
                   activation: int = 0) -> np.ndarray:
@@ -104,15 +54,16 @@ def spectral_conv(x, weight, bias=None, skip_weight=None, *, modes_low: Sequence
     sk = None if skip_weight is None else np.asarray(skip_weight, dtype=np.float64)
     modes_low, modes_high = [int(v) for v in modes_low], [int(v) for v in modes_high]
     act = int(activation)
-    cout = check_args(x.shape, w.shape, None if b is None else b.shape, modes_low, modes_high, int(norm), int(separable),
-                      output_size, None if sk is None else sk.shape, act)
+    cout = _rules.check_shapes(x.shape, w.shape, None if b is None else b.shape, modes_low, modes_high, int(norm),
+                               int(separable), output_size, None if sk is None else sk.shape, act)
     d = len(modes_low)
     n, cin, spatial = x.shape[0], x.shape[1], x.shape[2:]
     axes = tuple(range(2, 2 + d))
     norm_name = _op.NORM_NAMES[int(norm)]
 
     spec = np.fft.rfftn(x, axes=axes, norm=norm_name)          # [N, Cin, S_1.., S_d//2+1]
-    idx = [kept_indices(s, p, q, j == d - 1) for j, (s, p, q) in enumerate(zip(spatial, modes_low, modes_high))]
+    idx = [np.asarray(_rules.kept_indices(s, p, q, j == d - 1), dtype=np.int64)
+           for j, (s, p, q) in enumerate(zip(spatial, modes_low, modes_high))]
     xk = spec[np.ix_(np.arange(n), np.arange(cin), *idx)]       # [N, Cin, K_1..K_d]
     wc = w[..., 0] + 1j * w[..., 1]                             # [Cin, Cout|1, K_1..K_d]
     if separable:
@@ -172,19 +123,8 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
         x_shape = ["N", int(weight.shape[0])] + [f"S{j + 1}" for j in range(d)]
     out_shape = None  # let ORT infer it (our op's shape inference)
 
-    attrs: dict[str, object] = {
-        _op.ATTR_MODES_LOW: [int(v) for v in modes_low],
-        _op.ATTR_MODES_HIGH: [int(v) for v in modes_high],
-        _op.ATTR_NORM: int(norm),
-        _op.ATTR_SEPARABLE: int(separable),
-        _op.ATTR_PLUGIN_VERSION: _op.PLUGIN_VERSION,
-        _op.ATTR_PLUGIN_NAMESPACE: _op.PLUGIN_NAMESPACE,
-    }
-    if output_size is not None:
-        attrs[_op.ATTR_OUTPUT_SIZE] = [int(v) for v in output_size]
+    attrs: dict[str, object] = _rules.node_attributes(modes_low, modes_high, norm, separable, output_size, activation)
     fused = skip_weight is not None or int(activation) != 0
-    if int(activation) != 0:
-        attrs[_op.ATTR_ACTIVATION] = int(activation)
     for key, value in (attributes or {}).items():
         if value is None:
             attrs.pop(key, None)

@@ -22,6 +22,7 @@
 #include "../../plugins/cpu/kernels.h"
 #include "turbofno/cpu.h"
 #include "reference_layer.h"
+#include "test_support.h"
 
 using namespace turbofno;
 using core::DataType;
@@ -241,9 +242,39 @@ bool errorCases() {
     return ok && good.ok;
 }
 
+// The documented size limit (docs/op.md, "CPU limits"): 1D tables need 4 S k floats, the whole plan
+// at most 2^32 floats. S = 131072 runs with k = 8000 (~15.6 GiB, sized but not allocated here) and is
+// refused from k = 8193 (tables alone over 2^32 floats), with the documented message.
+bool sizeLimit() {
+    auto bytesFor = [](int64_t S, int32_t k, core::SpectralConvShape* shape) {
+        core::SpectralConvAttrs a;
+        a.rank = 1;
+        a.modesLow[0] = k;
+        const int64_t x[] = {1, 1, S}, w[] = {1, 1, k, 2};
+        if (!core::inferShape(a, x, 3, w, 4, nullptr, 0, shape).ok) return size_t{0};
+        return core::cpuWorkspaceBytes(*shape, 1);
+    };
+    core::SpectralConvShape inside, outside;
+    const size_t in = bytesFor(131072, 8000, &inside), out = bytesFor(131072, 8193, &outside);
+    const bool okIn = in != SIZE_MAX && in > (size_t{15} << 30) && in < (size_t{16} << 30);
+    std::printf("%s limit: 1D S=131072 k=8000 -> %zu workspace bytes (within 16 GiB)\n", okIn ? "ok  " : "FAIL", in);
+    core::SpectralConvParams p;
+    p.shape = outside;
+    p.attrs.rank = 1;
+    p.attrs.modesLow[0] = 8193;
+    float dummy = 0;
+    p.x = p.weight = &dummy;
+    p.y = &dummy;
+    const core::Status st = core::runCpu(p, &dummy, 4, 1);
+    const bool okOut = out == SIZE_MAX && !st.ok && st.message.find("exceeds the limit of 2^32 floats (16 GiB)") != std::string::npos;
+    std::printf("%s limit: 1D S=131072 k=8193 -> %s; runCpu: %s\n", okOut ? "ok  " : "FAIL",
+                out == SIZE_MAX ? "SIZE_MAX" : std::to_string(out).c_str(), st.message.c_str());
+    return okIn && okOut;
+}
+
 // The selected kernel table's fp16 conversions agree with the scalar reference (half.h) bit for
 // bit: every half value, and floats of every magnitude (subnormal results, rounding ties, overflow).
-bool halfConversions() {
+bool halfConversions(uint32_t seed) {
     const cpu::CpuKernels& k = cpu::cpuKernels();
     std::vector<uint16_t> all(65536);
     for (int i = 0; i < 65536; ++i) all[i] = static_cast<uint16_t>(i);
@@ -254,7 +285,7 @@ bool halfConversions() {
         const float ref = cpu::halfToFloat(all[i]);
         if (!(std::isnan(ref) ? std::isnan(f[i]) : std::memcmp(&ref, &f[i], 4) == 0)) ++bad;
     }
-    std::mt19937 rng(5);
+    std::mt19937 rng(seed);
     std::vector<float> src;
     for (int e = -30; e <= 17; ++e)
         for (int r = 0; r < 200; ++r) {
@@ -336,17 +367,18 @@ std::vector<float> runFixed(int threads, uint32_t seed) {
     return y;
 }
 
-// runCpu from several threads at once (the pool serialises them) and after fork() (the child
+// runCpu from several threads at once (no caller waits for another) and after fork() (the child
 // must not wait for the parent's workers): same results as a plain call.
-bool concurrencyAndFork() {
-    const std::vector<float> expect0 = runFixed(1, 11), expect1 = runFixed(1, 12);
+bool concurrencyAndFork(uint32_t seed) {
+    const uint32_t s0 = seed + 11, s1 = seed + 12;
+    const std::vector<float> expect0 = runFixed(1, s0), expect1 = runFixed(1, s1);
     bool ok = !expect0.empty();
     std::vector<std::thread> callers;
     std::vector<int> good(6, 0);
     for (int t = 0; t < 6; ++t)
         callers.emplace_back([&, t] {
             for (int rep = 0; rep < 5; ++rep) {
-                const std::vector<float> y = runFixed(2 + t % 2, t % 2 ? 12 : 11);
+                const std::vector<float> y = runFixed(2 + t % 2, t % 2 ? s1 : s0);
                 good[t] += (y == (t % 2 ? expect1 : expect0)) ? 1 : 0;
             }
         });
@@ -354,7 +386,7 @@ bool concurrencyAndFork() {
     for (int g : good) ok = ok && g == 5;
     std::printf("%s concurrent runCpu calls from 6 threads (bitwise equal to a single-thread run)\n", ok ? "ok  " : "FAIL");
     const pid_t pid = fork();
-    if (pid == 0) _exit(runFixed(2, 11) == expect0 ? 0 : 1);
+    if (pid == 0) _exit(runFixed(2, s0) == expect0 ? 0 : 1);
     int status = 1;
     const bool forkOk = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     std::printf("%s runCpu with 2 threads in a forked child\n", forkOk ? "ok  " : "FAIL");
@@ -425,14 +457,15 @@ int main() {
         {"fp16 act only 2d relu", 2, 2, 3, 4, {12, 10}, {3, 6}, {2, 0}, false, true, f16, 2, {}, false, 3},
         {"bf16 skip 2d 9x14 gelu_tanh", 2, 2, 4, 3, {9, 14}, {2, 4}, {3, 0}, false, true, bf16, 2, {}, true, 2},
     };
-    std::mt19937 rng(20261129);
+    const uint64_t seed = turbofno_test::testSeed();
+    std::mt19937 rng(static_cast<uint32_t>(seed));
     std::printf("CPU kernels: %s\n", cpu::cpuKernels().name);
     int failed = 0;
     for (const Case& c : cases) failed += runCase(c, rng) ? 0 : 1;
     failed += errorCases() ? 0 : 1;
-    failed += concurrencyAndFork() ? 0 : 1;
-    failed += halfConversions() ? 0 : 1;
+    failed += sizeLimit() ? 0 : 1;
+    failed += concurrencyAndFork(static_cast<uint32_t>(seed)) ? 0 : 1;
+    failed += halfConversions(static_cast<uint32_t>(seed >> 7)) ? 0 : 1;
     failed += activationAccuracy() ? 0 : 1;
-    std::printf("%s: %d failure(s)\n", failed ? "FAILED" : "PASSED", failed);
-    return failed ? 1 : 0;
+    return turbofno_test::finish(failed, seed);
 }

@@ -2,7 +2,8 @@
 // fresh random inputs, odd and non-power-of-two sizes, d = 1..3, dense and separable, with and
 // without bias, fp32 / fp16 / bf16, the row-split, multi-tile and computed-twiddle paths, NaN-poisoned
 // outputs (every element must be written), bitwise repeatability, and bad-call error codes.
-// Prints "SKIPPED: no CUDA device" and exits 0 where no GPU exists (CPU CI).
+// Prints "SKIPPED: no CUDA device" and exits 77 where no GPU exists (ctest: Skipped). Inputs come from
+// TURBOFNO_TEST_SEED (test_support.h); the seed is printed, and repeated on failure.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
 #include "turbofno/core.h"
 #include "turbofno/cuda.h"
 
@@ -330,16 +332,11 @@ void badCalls() {
 
 int main() {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("SKIPPED: no CUDA device\n");
-        return 0;
-    }
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return turbofno_test::skip("no CUDA device");
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
-    std::random_device rd;
-    const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-    std::printf("seed: %llu\n", static_cast<unsigned long long>(seed));
+    const uint64_t seed = turbofno_test::testSeed();  // TURBOFNO_TEST_SEED (tests/gpu/run_suite.sh: random)
     // TFNO_TEST_ALGO=fused|separable forces the algorithm (a forced one that cannot run a shape falls
     // back to the other); unset: the planner's choice.
     const char* algo = std::getenv("TFNO_TEST_ALGO");
@@ -392,6 +389,5 @@ int main() {
     runCase({"3d 48x48x48 m12 f32", {48, 48, 48}, 1, 4, 4, {12, 12, 12}, {12, 12, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"3d 17x31x23 separable f32", {17, 31, 23}, 2, 3, 3, {5, 7, 9}, {4, 8, 0}, true, true, DataType::kFloat32}, rng);
     badCalls();
-    std::printf(failures ? "FAILED: %d\n" : "ALL PASSED\n", failures);
-    return failures ? 1 : 0;
+    return turbofno_test::finish(failures, seed);
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "plan.h"
+#include "test_support.h"
 #include "turbofno/core.h"
 
 using namespace turbofno;
@@ -228,8 +229,7 @@ void testWorkspaceBound(std::mt19937_64& rng) {
 }  // namespace
 
 int main() {
-    uint64_t seed = std::random_device{}();
-    if (const char* env = std::getenv("TURBOFNO_TEST_SEED")) seed = std::strtoull(env, nullptr, 10);
+    const uint64_t seed = turbofno_test::testSeed();  // a number, "random", or unset (the fixed default)
     std::mt19937_64 rng(seed);
     testChoice();
     testChains();

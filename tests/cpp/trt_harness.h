@@ -21,6 +21,7 @@ namespace trt_test {
 struct Tally {
     int passed = 0;
     int failed = 0;
+    uint64_t seed = 0;  // TURBOFNO_TEST_SEED (test_support.h): random inputs and corrupted blobs derive from it
 };
 Tally& tally();
 CapturingLogger& logger();
@@ -95,10 +96,16 @@ struct Case {
 
 // core::cudaWorkspaceBytes for the case at one batch size (computed by the harness, not the plugin).
 size_t coreWorkspaceBytes(Case const& c, int64_t batch);
+// core::cudaWorkspaceBound for the case's shape at batch maxBatch (what a profile up to it reserves).
+size_t coreWorkspaceBound(Case const& c, int64_t maxBatch);
+// core::cudaCheckSupported's message for the case at one batch size (empty: supported).
+std::string coreSupport(Case const& c, int64_t batch);
 
 // ---- checks (trt_harness_cpu.cpp / trt_harness_gpu.cpp) -------------------------------------------
 void runCpuChecks(PluginLibrary& lib);
 void runOutputSizeChecks(PluginLibrary& lib);  // trt_harness_output_size.cpp
+// configurePlugin refuses profiles the CUDA kernel cannot run (trt_harness_support.cpp).
+void checkBuildRefusal(PluginLibrary& lib);
 bool gpuAvailable(std::string* reason);
 void runGpuChecks(PluginLibrary& lib);
 // A case read from a file (written by tests/python/test_trt_onnx_fields.py); see trt_harness_main.cpp.

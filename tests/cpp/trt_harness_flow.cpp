@@ -63,17 +63,34 @@ core::DataType coreType(DataType t) {
 
 }  // namespace
 
-// The workspace the core asks for at one batch size (computed here independently of the plugin).
-size_t coreWorkspaceBytes(Case const& c, int64_t batch) {
+// The core's shape of the case at one batch size (false when the core rejects it).
+bool coreShape(Case const& c, int64_t batch, core::SpectralConvShape* shape) {
     Dims const x = c.xDims(batch), w = c.weightDims(), b = c.biasDims(), sk = c.skipDims();
     std::vector<int64_t> xd(x.d, x.d + x.nbDims), wd(w.d, w.d + w.nbDims), bd(b.d, b.d + b.nbDims),
         sd(sk.d, sk.d + sk.nbDims);
+    return core::inferShape(coreAttrs(c), xd.data(), x.nbDims, wd.data(), w.nbDims, c.bias ? bd.data() : nullptr,
+                            c.bias ? 1 : 0, shape, c.skip ? sd.data() : nullptr, c.skip ? 2 : 0)
+        .ok;
+}
+
+// The workspace the core asks for at one batch size (computed here independently of the plugin).
+size_t coreWorkspaceBytes(Case const& c, int64_t batch) {
     core::SpectralConvShape shape;
-    core::Status const st = core::inferShape(coreAttrs(c), xd.data(), x.nbDims, wd.data(), w.nbDims,
-                                             c.bias ? bd.data() : nullptr, c.bias ? 1 : 0, &shape,
-                                             c.skip ? sd.data() : nullptr, c.skip ? 2 : 0);
-    if (!st.ok) return static_cast<size_t>(-1);
+    if (!coreShape(c, batch, &shape)) return static_cast<size_t>(-1);
     return core::cudaWorkspaceBytes(shape, coreType(c.type));
+}
+
+size_t coreWorkspaceBound(Case const& c, int64_t maxBatch) {
+    core::SpectralConvShape shape;
+    if (!coreShape(c, maxBatch, &shape)) return static_cast<size_t>(-1);
+    return core::cudaWorkspaceBound(shape, coreType(c.type));
+}
+
+std::string coreSupport(Case const& c, int64_t batch) {
+    core::SpectralConvShape shape;
+    if (!coreShape(c, batch, &shape)) return "invalid shape";
+    core::Status const st = core::cudaCheckSupported(shape, coreType(c.type));
+    return st.ok ? std::string() : st.message;
 }
 
 namespace {
@@ -147,11 +164,14 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
     logger().take();
     int const nb = c.nbInputs();
     DataType const types[4] = {c.type, c.type, c.type, c.type};
-    // The profile lets the batch run over [1, n + 1]; the workspace must cover every one of them
-    // (the core's workspace is not monotonic in the shape).
-    size_t expectWs = 0;
-    for (int64_t b = 1; b <= c.n + 1; ++b) expectWs = std::max(expectWs, coreWorkspaceBytes(c, b));
-    bool ok = true;
+    // The profile lets the batch run over [1, n + 1]: the plugin reserves the core's bound for the max
+    // shape, which must cover every batch of the profile (the core's workspace itself is not monotone).
+    size_t const expectWs = coreWorkspaceBound(c, c.n + 1);
+    size_t peak = 0;
+    for (int64_t b = 1; b <= c.n + 1; ++b) peak = std::max(peak, coreWorkspaceBytes(c, b));
+    bool ok = check(expectWs != static_cast<size_t>(-1) && expectWs >= peak,
+                    c.name + ": core bound " + std::to_string(expectWs) + " >= workspace of every batch (" +
+                        std::to_string(peak) + ")");
 
     // ---- V3 ----
     IPluginV3* plugin = lib.v3->createPlugin(c.name.c_str(), fc, TensorRTPhase::kBUILD);
@@ -366,7 +386,7 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
     if (given) {
         data = *given;
     } else {
-        std::mt19937_64 rng(0x5eed + static_cast<uint64_t>(c.name.size()));
+        std::mt19937_64 rng(tally().seed + static_cast<uint64_t>(c.name.size()));
         std::uniform_real_distribution<double> uni(-1.0, 1.0);
         auto fill = [&](std::vector<double>& v, int64_t n, double scale) {
             v.resize(static_cast<size_t>(n));

@@ -1,9 +1,11 @@
 // trt_harness: drives libturbofno_trt.so exactly the way TensorRT does, without TensorRT.
 //
-//   trt_harness --lib PATH [--cpu-only] [--require-gpu] [--case-file FILE]... [--verbose]
+//   trt_harness --lib PATH [--cpu-only | --gpu-only] [--require-gpu] [--case-file FILE]... [--verbose]
 //
-// Without --case-file it runs the built-in checks: the CPU part always, the GPU part when a CUDA
-// device exists (else it prints "SKIPPED: ..."; --require-gpu turns that into a failure).
+// Without --case-file it runs the built-in checks: the CPU part (unless --gpu-only), the GPU part
+// when a CUDA device exists (unless --cpu-only). Without a device the GPU part prints "SKIPPED: ...";
+// with --gpu-only the run then exits 77 (ctest's SKIP_RETURN_CODE), with --require-gpu it fails.
+// Random data and corrupted blobs derive from TURBOFNO_TEST_SEED (printed; repeated on failure).
 // A case file (written by tests/python/test_trt_onnx_fields.py from an ONNX node) holds:
 //   name <text>
 //   dtype float32|float16|bfloat16
@@ -17,6 +19,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "test_support.h"
 #include "trt_harness.h"
 
 namespace trt_test {
@@ -163,7 +166,7 @@ int main(int argc, char** argv) {
     using namespace trt_test;
     std::string libPath;
     std::vector<std::string> caseFiles;
-    bool cpuOnly = false, requireGpu = false;
+    bool cpuOnly = false, gpuOnly = false, requireGpu = false;
     for (int i = 1; i < argc; ++i) {
         std::string const a = argv[i];
         if (a == "--lib" && i + 1 < argc) {
@@ -172,12 +175,14 @@ int main(int argc, char** argv) {
             caseFiles.push_back(argv[++i]);
         } else if (a == "--cpu-only") {
             cpuOnly = true;
+        } else if (a == "--gpu-only") {
+            gpuOnly = true;
         } else if (a == "--require-gpu") {
             requireGpu = true;
         } else if (a == "--verbose") {
             logger().setEcho(true);
         } else {
-            std::fprintf(stderr, "usage: %s --lib libturbofno_trt.so [--cpu-only] [--require-gpu] [--case-file F]... [--verbose]\n",
+            std::fprintf(stderr, "usage: %s --lib libturbofno_trt.so [--cpu-only | --gpu-only] [--require-gpu] [--case-file F]... [--verbose]\n",
                          argv[0]);
             return 2;
         }
@@ -191,23 +196,27 @@ int main(int argc, char** argv) {
     std::printf("loaded %s: %d creators (V3 version \"%s\", V2 version \"%s\")\n", libPath.c_str(), lib.nbCreators,
                 lib.v3->getPluginVersion(), lib.v2->getPluginVersion());
 
+    tally().seed = turbofno_test::testSeed();
+
     if (!caseFiles.empty()) {
         for (std::string const& f : caseFiles) {
             if (runCaseFile(lib, f) != 0) return 2;
         }
     } else {
-        runCpuChecks(lib);
+        if (!gpuOnly) runCpuChecks(lib);
         std::string reason;
         if (cpuOnly) {
-            std::printf("SKIPPED: GPU checks (--cpu-only)\n");
+            std::printf("GPU checks not run (--cpu-only)\n");
         } else if (gpuAvailable(&reason)) {
             runGpuChecks(lib);
         } else if (requireGpu) {
             check(false, "GPU required but " + reason);
+        } else if (gpuOnly) {
+            return turbofno_test::skip("GPU checks (" + reason + ")");  // ctest: Skipped
         } else {
             std::printf("SKIPPED: GPU checks (%s)\n", reason.c_str());
         }
     }
     std::printf("%d checks passed, %d failed\n", tally().passed, tally().failed);
-    return tally().failed == 0 ? 0 : 1;
+    return turbofno_test::finish(tally().failed, tally().seed);
 }

@@ -5,7 +5,9 @@
 #   CUDA-graph replay) -> compute-sanitizer memcheck + racecheck (+ synccheck) on test_cuda_kernel.
 #   The C++ test and the sanitizers run once per kernel path (TFNO_TEST_ALGO=auto|fused|separable);
 #   verify_kernel.py and the benchmark switch paths in-process (tfno_set_algo) and cover all.
-#   -> pytest tests/python/test_ort_cuda.py (needs onnxruntime-gpu importable; skipped otherwise)
+#   -> pytest tests/python/test_ort_cuda.py and test_ort_cuda_stress.py (concurrent sessions and user
+#   streams, bitwise equal to sequential runs), the stress test again under compute-sanitizer memcheck
+#   and racecheck with few iterations (needs onnxruntime-gpu importable; skipped otherwise)
 #   -> optionally the benchmark (BENCH=1).
 # Exit code: number of failed steps.
 set -uo pipefail
@@ -31,6 +33,7 @@ step() {  # step NAME CMD...
 } | tee "$LOG"
 step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
+export TURBOFNO_TEST_SEED=${TURBOFNO_TEST_SEED:-random}  # fresh random inputs per run; every test prints its seed
 # every kernel path: the planner's choice, the fused plane (FMA and tensor-core DFTs), the separable passes
 PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable")
 for p in "${PATHS[@]}"; do
@@ -47,6 +50,12 @@ done
 if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
     step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py
+    step ort_cuda_stress python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py
+    # Under the sanitizers: few iterations (each launch is slow there); any report fails the step.
+    for tool in memcheck racecheck; do
+        step ort_cuda_stress_$tool env TURBOFNO_STRESS_ITERS=${STRESS_SANITIZER_ITERS:-3} "$CS" --tool $tool \
+            --error-exitcode 9 python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py
+    done
 else
     echo "=== ort_cuda: SKIPPED (onnxruntime-gpu not importable; see tests/gpu/README.md for staging it)" | tee -a "$LOG"
 fi

@@ -1,11 +1,15 @@
-"""Shared pytest setup: markers requires_cuda / requires_trt (skipped with a visible reason) and the
-`ort_lib` fixture (the op library path; a missing library is an error, never a skip)."""
+"""Shared pytest setup: markers requires_cuda / requires_trt (skipped with a visible reason), the
+`ort_lib` fixture (the op library path; a missing library is an error, never a skip), and the random
+seed (seeding.py): fixtures `test_seed` / `rng`, printed in the report of every failed test."""
 from __future__ import annotations
 
 import functools
 import importlib.util
+import zlib
 
 import pytest
+
+import seeding
 
 
 def pytest_configure(config):
@@ -71,3 +75,28 @@ def ort_lib() -> str:
     import turbofno
 
     return turbofno.get_library_path("ort")
+
+
+@pytest.fixture(scope="session")
+def test_seed() -> int:
+    """The run's seed (TURBOFNO_TEST_SEED; see seeding.py)."""
+    return seeding.SEED
+
+
+@pytest.fixture
+def rng(request):
+    """A NumPy generator from the run's seed, on a stream of its own per test (by test id)."""
+    return seeding.rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+def pytest_report_header(config):
+    return f"TURBOFNO_TEST_SEED={seeding.SEED}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        report.sections.append(("seed", f"reproduce with TURBOFNO_TEST_SEED={seeding.SEED} "
+                                        f"pytest '{item.nodeid}'"))

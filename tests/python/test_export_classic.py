@@ -5,6 +5,8 @@ The layers below are our own faithful re-implementations of the paper's Spectral
 (channels-last input, grid features, padding, 1x1 skips), written for these tests."""
 from __future__ import annotations
 
+import seeding
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -123,14 +125,14 @@ LAYERS = [  # (id, layer factory, input shape)
 
 @pytest.mark.parametrize("factory,shape", [pytest.param(f, s, id=i) for i, f, s in LAYERS])
 def test_classic_layer(tmp_path, factory, shape):
-    torch.manual_seed(shape[-1])
+    torch.manual_seed(seeding.torch_seed(shape[-1]))
     model = Lifted(factory(), shape[1])
     report = export_and_check(model, torch.randn(shape), tmp_path / "m.onnx", n_spectral=1)
     assert report.converted[0].family == "classic" and report.converted[0].path == "conv"
 
 
 def test_classic_fno2d_model(tmp_path):
-    torch.manual_seed(0)
+    torch.manual_seed(seeding.torch_seed(0))
     model = FNO2d(modes1=5, modes2=6, width=8)
     # padded size 16 + 9 = 25: odd on both axes
     report = export_and_check(model, torch.randn(1, 16, 16, 1), tmp_path / "fno2d.onnx", n_spectral=3)

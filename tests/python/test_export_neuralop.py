@@ -5,6 +5,8 @@ max_n_modes and all factorizations; full FNO / TFNO models (positional embedding
 channel MLP, domain padding, projection); and the cases that must fail loudly."""
 from __future__ import annotations
 
+import seeding
+
 import pytest
 import torch
 from torch import nn
@@ -57,7 +59,7 @@ LAYERS = [  # (id, SpectralConv kwargs, input shape)
 
 @pytest.mark.parametrize("kwargs,shape", [pytest.param(k, s, id=i) for i, k, s in LAYERS])
 def test_spectral_conv_layer(tmp_path, kwargs, shape):
-    torch.manual_seed(len(shape) + kwargs["in_channels"])
+    torch.manual_seed(seeding.torch_seed(len(shape) + kwargs["in_channels"]))
     conv = SpectralConv(**kwargs)
     if conv.bias is not None:
         with torch.no_grad():
@@ -85,7 +87,7 @@ FNOS = [
 
 @pytest.mark.parametrize("factory,shape", [pytest.param(f, s, id=i) for i, f, s in FNOS])
 def test_full_fno(tmp_path, factory, shape):
-    torch.manual_seed(0)
+    torch.manual_seed(seeding.torch_seed(0))
     model = factory()
     original = {k: v.clone() for k, v in model.state_dict().items() if isinstance(v, torch.Tensor)}
     report = export_and_check(model, torch.randn(shape), tmp_path / "fno.onnx", n_spectral=model.n_layers)

@@ -9,6 +9,8 @@ Two sources of the layers, each test runs with both:
   without the wheel."""
 from __future__ import annotations
 
+import seeding
+
 import importlib.util
 import sys
 
@@ -84,7 +86,7 @@ def pn(request):
 
 def test_reimplementation_matches_installed():
     real = _load_layers()
-    torch.manual_seed(0)
+    torch.manual_seed(seeding.torch_seed(0))
     for cls, modes, shape in [("SpectralConv1d", (5,), (2, 3, 12)), ("SpectralConv2d", (5, 3), (2, 3, 9, 6)),
                               ("SpectralConv3d", (3, 4, 2), (1, 3, 6, 7, 5))]:
         a = getattr(real, cls)(3, 3, *modes)
@@ -123,7 +125,7 @@ CASES = [  # (id, class name, constructor args after (width, width), input shape
 
 @pytest.mark.parametrize("cls,modes,shape", [pytest.param(c, m, s, id=i) for i, c, m, s in CASES])
 def test_physicsnemo_layer(tmp_path, pn, cls, modes, shape):
-    torch.manual_seed(sum(shape))
+    torch.manual_seed(seeding.torch_seed(sum(shape)))
     width = 4
     spectral = getattr(pn, cls)(width, width, *modes)
     model = Block(spectral, len(modes), shape[1], width)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+
+import seeding
 import pytest
 
 pytest.importorskip("onnxruntime")
@@ -38,7 +40,7 @@ CASES = [
 
 def _check(spatial, low, high, *, norm=0, separable=0, bias=True, dtype=np.float32, seed=0, batch=2, cin=3, cout=4,
            tol=FP32_TOL, ort_lib):
-    rng = np.random.default_rng(seed)
+    rng = seeding.rng(seed)
     x, w, b = random_case(rng, spatial, low, high, batch=batch, cin=cin, cout=cout, separable=separable, bias=bias,
                           dtype=dtype)
     model = make_model(w, b, modes_low=low, modes_high=high, norm=norm, separable=separable)
@@ -79,7 +81,7 @@ def test_channels_and_batch(ort_lib):
 
 def test_dynamic_shapes_one_session(ort_lib):
     """One session, symbolic N and S: different sizes run through the same kernel object."""
-    rng = np.random.default_rng(7)
+    rng = seeding.rng(7)
     low, high = [2, 3], [2, 0]
     _, w, b = random_case(rng, (8, 8), low, high)
     sess = session(make_model(w, b, modes_low=low, modes_high=high), ort_lib)
@@ -91,14 +93,14 @@ def test_dynamic_shapes_one_session(ort_lib):
 
 
 def test_static_shape_inference(ort_lib):
-    rng = np.random.default_rng(8)
+    rng = seeding.rng(8)
     _, w, _ = random_case(rng, (7, 10), [2, 4], [3, 0], cout=6, bias=False)
     sess = session(make_model(w, None, modes_low=[2, 4], modes_high=[3, 0], x_shape=[2, 3, 7, 10]), ort_lib)
     assert sess.get_outputs()[0].shape == [2, 6, 7, 10]
 
 
 def test_weight_and_bias_as_graph_inputs(ort_lib):
-    rng = np.random.default_rng(9)
+    rng = seeding.rng(9)
     low, high = [3, 3], [2, 0]
     x, w, b = random_case(rng, (9, 7), low, high)
     sess = session(make_model(w, b, modes_low=low, modes_high=high, weight_as_input=True), ort_lib)
@@ -108,7 +110,7 @@ def test_weight_and_bias_as_graph_inputs(ort_lib):
 
 def test_plugin_attributes_accepted(ort_lib):
     """ORT ignores the TensorRT STRING attributes plugin_version / plugin_namespace (docs/op.md)."""
-    rng = np.random.default_rng(10)
+    rng = seeding.rng(10)
     x, w, b = random_case(rng, (6, 6), [2, 3], [1, 0])
     model = make_model(w, b, modes_low=[2, 3], modes_high=[1, 0],
                        attributes={"plugin_version": "1", "plugin_namespace": "turbofno"})
@@ -120,7 +122,7 @@ def test_plugin_attributes_accepted(ort_lib):
 
 def test_default_norm_and_separable(ort_lib):
     """norm and separable may be omitted (defaults 0)."""
-    rng = np.random.default_rng(11)
+    rng = seeding.rng(11)
     x, w, b = random_case(rng, (10,), [4], [0])
     model = make_model(w, b, modes_low=[4], modes_high=[0], attributes={"norm": None, "separable": None})
     y = session(model, ort_lib).run(None, {"x": x})[0]
@@ -129,7 +131,7 @@ def test_default_norm_and_separable(ort_lib):
 
 def test_concurrent_runs(ort_lib):
     """Two threads running one session (the kernel state is shared, the workspace is per call)."""
-    rng = np.random.default_rng(12)
+    rng = seeding.rng(12)
     low, high = [3, 4], [2, 0]
     _, w, b = random_case(rng, (10, 12), low, high)
     sess = session(make_model(w, b, modes_low=low, modes_high=high), ort_lib)
@@ -153,7 +155,7 @@ def test_make_session_helper(ort_lib, tmp_path):
     """turbofno.make_session registers the library (path and bytes)."""
     import turbofno
 
-    rng = np.random.default_rng(13)
+    rng = seeding.rng(13)
     x, w, b = random_case(rng, (8,), [3], [0])
     model = make_model(w, b, modes_low=[3], modes_high=[0])
     import onnxruntime as ort

@@ -19,7 +19,8 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
 from ortutil import rel_l2, session  # noqa: E402
-from turbofno.reference import kept_indices, make_model, random_case, spectral_conv  # noqa: E402
+from turbofno._rules import kept_indices  # noqa: E402
+from turbofno.reference import make_model, random_case, spectral_conv  # noqa: E402
 
 # (S, modes_low, modes_high, T)
 CASES = [
@@ -32,6 +33,7 @@ CASES = [
     ((14, 9), [2, 3], [3, 0], (13, 9)),     # one axis only
     ((6, 5, 7), [2, 2, 3], [1, 2, 0], (9, 4, 12)),
     ((8, 6, 10), [2, 1, 4], [2, 1, 0], (4, 12, 6)),
+    ((8, 7, 5), [2, 4, 2], [2, 3, 0], (17, 2, 2)),   # T_1 > S_1 while K_2 > T_2: the largest CPU intermediate
 ]
 IDS = ["x".join(map(str, s)) + "->" + "x".join(map(str, t)) for s, _, _, t in CASES]
 

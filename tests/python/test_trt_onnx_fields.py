@@ -13,6 +13,8 @@ import re
 import subprocess
 
 import numpy as np
+
+import seeding
 import pytest
 
 from trt_harness_util import (CREATOR_FIELDS, find_harness, narrow_int32, parser_fields, plugin_key,
@@ -38,7 +40,7 @@ def run_harness(*case_files) -> subprocess.CompletedProcess:
 
 def model_case(tmp_path, name, *, n, cin, cout, spatial, modes_low, modes_high, norm=0, separable=0,
                bias=True, attributes=None, seed=0, output_size=None, skip=False, activation=0):
-    rng = np.random.default_rng(seed)
+    rng = seeding.rng(seed)
     kept = [p + q for p, q in zip(modes_low, modes_high)]
     w = rng.uniform(-0.5, 0.5, (cin, 1 if separable else cout, *kept, 2)).astype(np.float32)
     b = rng.uniform(-0.5, 0.5, (cout,)).astype(np.float32) if bias else None

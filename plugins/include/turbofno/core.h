@@ -59,7 +59,8 @@ const char* activationName(Activation activation);
 // Output dims = [N, Cout, T_1..T_d] (T = output_size, else S); writes shape.rank + 2 values.
 void outputDims(const SpectralConvShape& shape, int64_t* dims);
 
-// Scratch bytes the CPU / CUDA kernel needs for one call (0 allowed).
+// Scratch bytes the CPU / CUDA kernel needs for one call (0 allowed). The CPU size is for runCpu with
+// numThreads workers and no table cache (SIZE_MAX over the CPU limit; cpu.h has the other options).
 size_t cpuWorkspaceBytes(const SpectralConvShape& shape, int numThreads);
 size_t cudaWorkspaceBytes(const SpectralConvShape& shape, DataType dtype);
 

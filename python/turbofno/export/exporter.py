@@ -15,11 +15,11 @@ import torch
 from torch import nn
 
 from turbofno import _op as _names
+from turbofno._rules import MAX_IR_VERSION  # the newest IR we write (one definition, _rules.py)
 from turbofno.export import devices, swap, torch_op, trace, unsupported
 from turbofno.export.errors import ExportError, ValidationError
 from turbofno.export.report import ExportReport, count_nodes
 
-MAX_IR_VERSION = 11       # ORT 1.31 (the GPU machine) reads IR <= 11
 DEFAULT_RTOL = 1e-4       # relative L2, ORT vs PyTorch, whole model
 
 
@@ -162,29 +162,34 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
             from turbofno.export import validate as _validate
 
             with progress.step("ORT validation"):
-                report.validation = _validate.check_onnx(
-                    tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
-                    providers=providers)
-                if report.axes.any_spatial() and pristine is not None:
-                    probe = _validate.probe_inputs(inputs, report.axes.dynamic)
-                    with torch.no_grad():
-                        want = [t.detach().cpu().numpy() for t in _flat_outputs(pristine(*probe))]
-                    at_probe = _validate.check_onnx(tmp, [x.numpy() for x in probe], want, rtol=rtol,
-                                                    dynamic_batch=False, providers=providers)
-                    if at_probe.passed or dynamic_spatial or not report.validation.passed:
-                        report.validation = report.validation.merge(at_probe)
-                    else:  # automatic mode: a file that is right at the example's size beats a wrong dynamic one
-                        reason = (f"with symbolic sizes the graph differs from PyTorch at input size "
-                                  f"{list(probe[0].shape)} (relative L2 {at_probe.rel_l2_err:.3g})")
-                        proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
-                                            dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
-                                            input_names=input_names, output_names=output_names, fuse=fuse,
-                                            layer_rtol=layer_rtol)
-                        report.axes.static_reason = reason
-                        _save(proto, tmp, path)
-                        report.validation = _validate.check_onnx(
-                            tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
-                            providers=providers)
+                try:
+                    report.validation = _validate.check_onnx(
+                        tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
+                        providers=providers)
+                    if report.axes.any_spatial() and pristine is not None:
+                        probe = _validate.probe_inputs(inputs, report.axes.dynamic)
+                        with torch.no_grad():
+                            want = [t.detach().cpu().numpy() for t in _flat_outputs(pristine(*probe))]
+                        at_probe = _validate.check_onnx(tmp, [x.numpy() for x in probe], want, rtol=rtol,
+                                                        dynamic_batch=False, providers=providers)
+                        if at_probe.passed or dynamic_spatial or not report.validation.passed:
+                            report.validation = report.validation.merge(at_probe)
+                        else:  # automatic mode: a file that is right at the example's size beats a wrong dynamic one
+                            reason = (f"with symbolic sizes the graph differs from PyTorch at input size "
+                                      f"{list(probe[0].shape)} (relative L2 {at_probe.rel_l2_err:.3g})")
+                            proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
+                                                dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
+                                                input_names=input_names, output_names=output_names, fuse=fuse,
+                                                layer_rtol=layer_rtol)
+                            report.axes.static_reason = reason
+                            _save(proto, tmp, path)
+                            report.validation = _validate.check_onnx(
+                                tmp, [x.numpy() for x in inputs], expected, rtol=rtol, dynamic_batch=dynamic_batch,
+                                providers=providers)
+                except ExportError:
+                    raise
+                except Exception as err:  # noqa: BLE001 - ORT's load / run errors have types of their own
+                    raise ExportError(f"ONNX Runtime cannot run the exported model: {err}") from err
             if not report.validation.passed:
                 report.errors.append(report.validation.summary())
                 raise ValidationError(f"exported model does not match PyTorch: {report.validation.summary()}",

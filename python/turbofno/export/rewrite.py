@@ -25,7 +25,7 @@ from typing import Optional
 
 import numpy as np
 
-from turbofno import _op
+from turbofno import _op, _rules
 
 _LAYOUT_OPS = {"Unsqueeze", "Reshape", "Transpose", "Cast", "Identity"}
 
@@ -257,7 +257,7 @@ def _axis_box(axis_any: np.ndarray, s: int, last: bool) -> tuple[int, int]:
 
 
 def _in_box(k: int, s: int, p: int, q: int) -> bool:
-    return k < p or k >= s - q
+    return _rules.is_kept(k, s, p, q)
 
 
 def _hermitian_columns(spatial) -> list[int]:
@@ -352,8 +352,7 @@ def _build(w: np.ndarray, spatial, threshold: float):
     w = _fold_hermitian(w, spatial, lows, highs)
     index = []
     for j in range(d):
-        s = spatial[j]
-        ks = list(range(lows[j])) + ([] if j == d - 1 else list(range(s - highs[j], s)))
+        ks = _rules.kept_indices(spatial[j], lows[j], highs[j], j == d - 1)
         index.append(np.array(ks).reshape([-1 if a == j else 1 for a in range(d)]))
     wk = w[(slice(None), slice(None), *index)]
     separable = 0
@@ -381,9 +380,7 @@ def _spectral_model(x: str, y: str, xshape, weight, bias, lows, highs, separable
         inits.append(numpy_helper.from_array(bias, f"{y}__tfno_bias"))
         inputs.append(inits[1].name)
     node = helper.make_node(_op.OP_TYPE, inputs, [y], domain=_op.DOMAIN, name=f"{y}__SpectralConv",
-                            **{_op.ATTR_MODES_LOW: lows, _op.ATTR_MODES_HIGH: highs, _op.ATTR_NORM: 0,
-                               _op.ATTR_SEPARABLE: separable, _op.ATTR_PLUGIN_VERSION: _op.PLUGIN_VERSION,
-                               _op.ATTR_PLUGIN_NAMESPACE: _op.PLUGIN_NAMESPACE})
+                            **_rules.node_attributes(lows, highs, 0, separable))
     graph = helper.make_graph([node], "spectral", [helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT,
                                                                                  ["N"] + list(xshape[1:]))],
                               [onnx.ValueInfoProto(name=y)], inits)
@@ -518,7 +515,7 @@ def rewrite(model_or_path, out_path: Optional[str] = None, *, input_shapes: Opti
     out.graph.initializer.extend(keep)
     if not any(o.domain == _op.DOMAIN for o in out.opset_import):
         out.opset_import.append(onnx.helper.make_opsetid(_op.DOMAIN, _op.OPSET_VERSION))
-    out.ir_version = min(out.ir_version, 11)
+    out.ir_version = min(out.ir_version, _rules.MAX_IR_VERSION)
     # drop value_info of removed tensors
     alive = {o for n in out.graph.node for o in n.output}
     kept_vi = [v for v in out.graph.value_info if v.name in alive]
