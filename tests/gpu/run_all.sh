@@ -18,9 +18,9 @@ bash tests/gpu/build.sh > "$OUT/suite/build.log" 2>&1 & b1=$!
   > "$OUT/trt/prebuild.log" 2>&1 & b2=$!
 wait $b1; echo "build-gpu rc=$? ($((SECONDS - t0)) s)"
 wait $b2; echo "build-trt-gpu rc=$? ($((SECONDS - t0)) s)"
-OUT=$OUT/suite timeout 330 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1
+OUT=$OUT/suite timeout ${SUITE_TIMEOUT:-330} bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1
 suite_rc=$?; echo "suite rc=$suite_rc ($((SECONDS - t0)) s)"
-OUT=$OUT/trt BUILD_DIR=build-trt-gpu timeout 200 bash tests/gpu/run_trt_harness.sh > "$OUT/trt/console.log" 2>&1
+OUT=$OUT/trt BUILD_DIR=build-trt-gpu timeout ${TRT_TIMEOUT:-200} bash tests/gpu/run_trt_harness.sh > "$OUT/trt/console.log" 2>&1
 trt_rc=$?; echo "trt harness rc=$trt_rc ($((SECONDS - t0)) s)"
 grep -E "^=== .*rc=|suite done" "$OUT/suite/gpu_suite.log" 2>/dev/null
 cat "$OUT/trt/summary.txt" 2>/dev/null

@@ -34,26 +34,38 @@ step() {  # step NAME CMD...
 step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
 export PYTHONUNBUFFERED=1
 export TURBOFNO_TEST_SEED=${TURBOFNO_TEST_SEED:-random}  # fresh random inputs per run; every test prints its seed
-# every kernel path: the planner's choice, the fused plane (FMA and tensor-core DFTs), the separable passes
+# every kernel path: the planner's choice, the fused plane, the separable passes
 PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable")
 for p in "${PATHS[@]}"; do
     step "test_cuda_kernel_${p%%:*}" env ${p#*:} build-gpu/tests/cpp/test_cuda_kernel
 done
-step verify_kernel python3 tests/gpu/verify_kernel.py
+step verify_kernel python3 tests/gpu/verify_kernel.py ${VERIFY_ARGS:-}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for p in "${PATHS[0]}" "${PATHS[2]}"; do  # sanitizers: the planner's choice (fused plane for most 2D cases) and separable
-    for tool in memcheck racecheck synccheck initcheck; do
+# sanitizers: every tool on the separable path, memcheck + racecheck on the planner's choice (the fused
+# plane for most 2D cases); each run bounded by SAN_TIMEOUT seconds (a timeout fails the step)
+SAN_TIMEOUT=${SAN_TIMEOUT:-200}
+IFS=';' read -ra SAN_RUNS <<< "${SAN_RUNS:-separable:memcheck racecheck synccheck initcheck;auto:memcheck racecheck}"
+for run in "${SAN_RUNS[@]}"; do
+    p="${run%%:*}"
+    for tool in ${run#*:}; do
         extra=(); [ "$tool" = racecheck ] && extra=(--racecheck-report all)
-        step "${tool}_${p%%:*}" env ${p#*:} "$CS" --tool $tool "${extra[@]}" --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel
+        step "${tool}_$p" timeout "$SAN_TIMEOUT" env TFNO_TEST_ALGO=$p "$CS" --tool $tool "${extra[@]}" --error-exitcode 9 \
+            build-gpu/tests/cpp/test_cuda_kernel
     done
 done
 if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
     step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py
+    # every other test with a CUDA-EP part (fused layer, resampling, TF32 default, devices, dynamic axes);
+    # the exporter ones need neuraloperator importable
+    step ort_cuda_features python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_fused_layer.py \
+        tests/python/test_output_size.py tests/python/test_session_tf32.py tests/python/test_export_devices.py \
+        tests/python/test_export_dynamic.py
     step ort_cuda_stress python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py
     # Under the sanitizers: few iterations (each launch is slow there); any report fails the step.
     for tool in memcheck racecheck; do
-        step ort_cuda_stress_$tool env TURBOFNO_STRESS_ITERS=${STRESS_SANITIZER_ITERS:-3} "$CS" --tool $tool \
+        [ "$tool" = racecheck ] && [ "${STRESS_RACECHECK:-1}" = 0 ] && continue
+        step ort_cuda_stress_$tool timeout "$SAN_TIMEOUT" env TURBOFNO_STRESS_ITERS=${STRESS_SANITIZER_ITERS:-3} "$CS" --tool $tool \
             --error-exitcode 9 python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py
     done
 else
