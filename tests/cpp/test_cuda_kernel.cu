@@ -304,6 +304,7 @@ void badCalls() {
     }
     void* buf;
     CHECK_CUDA(cudaMalloc(&buf, 1 << 20));
+    CHECK_CUDA(cudaMemset(buf, 0, 1 << 20));  // the valid launches below read it (initcheck)
     const size_t ws = core::cudaWorkspaceBytes(p.shape, p.dtype);
     p.x = p.weight = p.y = buf;
     p.bias = nullptr;
