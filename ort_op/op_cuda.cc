@@ -100,7 +100,7 @@ OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
                                             cudaGetErrorString(guard.error), ORT_FAIL);
         }
         const core::Status supported = core::cudaCheckSupported(run.params.shape, run.params.dtype, &run.params.attrs);
-        if (!supported.ok) return nodeError(node.name, "not supported by the CUDA kernel: " + supported.message);
+        if (!supported.ok) return nodeError(node.name, "shape not supported by the CUDA kernel: " + supported.message);
         Scratch scratch;
         const size_t bytes = core::cudaWorkspaceBytes(run.params.shape, run.params.dtype);
         if (bytes) {
