@@ -43,6 +43,16 @@ core::SpectralConvShape makeShape(std::initializer_list<int64_t> S, std::initial
     return s;
 }
 
+core::SpectralConvAttrs makeAttrs(std::initializer_list<int32_t> low, std::initializer_list<int32_t> high) {
+    core::SpectralConvAttrs a;
+    a.rank = static_cast<int32_t>(low.size());
+    int j = 0;
+    for (int32_t v : low) a.modesLow[j++] = v;
+    j = 0;
+    for (int32_t v : high) a.modesHigh[j++] = v;
+    return a;
+}
+
 std::string name(const core::SpectralConvShape& s) {
     std::string r = "N" + std::to_string(s.batch) + " C" + std::to_string(s.inChannels) + "->" + std::to_string(s.outChannels) + " S";
     for (int j = 0; j < s.rank; ++j) r += (j ? "x" : "") + std::to_string(s.spatial[j]);
@@ -132,11 +142,7 @@ void testResampling() {
     core::SpectralConvShape s = makeShape({24, 20}, {9, 6});
     s.outSpatial[0] = 12;
     s.outSpatial[1] = 9;
-    core::SpectralConvAttrs a;
-    a.rank = 2;
-    a.modesLow[0] = 5;
-    a.modesLow[1] = 6;
-    a.modesHigh[0] = 4;
+    core::SpectralConvAttrs a = makeAttrs({5, 6}, {4, 0});
     a.norm = core::FftNorm::kOrtho;
     const cuda::Plan plan = cuda::makePlan(s, &a);
     expect(plan.supported && !plan.fusedSupported && plan.algo == cuda::Algorithm::kSeparable, "resampling: separable only");
@@ -153,11 +159,7 @@ void testResampling() {
 void testFusedLayer() {
     core::SpectralConvShape s = makeShape({64, 64}, {32, 17});
     s.hasSkip = true;
-    core::SpectralConvAttrs a;
-    a.rank = 2;
-    a.modesLow[0] = 16;
-    a.modesLow[1] = 17;
-    a.modesHigh[0] = 16;
+    core::SpectralConvAttrs a = makeAttrs({16, 17}, {16, 0});
     a.activation = core::Activation::kGeluTanh;
     const cuda::Plan p = cuda::makePlan(s, &a);
     expect(p.supported && p.algo == cuda::Algorithm::kSeparable && !p.fusedSupported, "fused layer: separable only");
