@@ -16,6 +16,22 @@ using SgemmFn = void (*)(int64_t M, int64_t N, int64_t K, const float* A, int64_
                          float* C, int64_t ldc, const float* bias, int64_t rowsPerBias, bool streamC,
                          bool accumulate);
 
+// One column panel of a "pair" product, the kernel of the last-axis real DFTs (last_axis.h):
+// C[i][j] (+)= sum_{p<K} A[i][2p + j%2] * B[p][j] for i < M, j < w (w even, at most kPairPanel).
+// A rows hold K (a, b) pairs, so each output pair (even, odd column) takes its own operand from the
+// pair; B is one panel, row-major [K][w] (leading dimension w). accumulate: add to C, else overwrite.
+// With a = x[t] + x[S-t], b = x[t] - x[S-t] (or a spectrum's (re, im)) this is half the work of the
+// plain product over all t (or over re and im separately).
+constexpr int kPairPanel = 32;
+using PairPanelFn = void (*)(int64_t M, int64_t w, int64_t K, const float* A, int64_t lda, const float* B, float* C,
+                             int64_t ldc, bool accumulate);
+
+// The sample pairing around the pair products, for 0 < lo <= t < hi with t < S - t:
+//   fold:   out[2(t-lo)] = x[t] + x[S-t], out[2(t-lo)+1] = x[t] - x[S-t]
+//   unfold: y[t] = ab[2(t-lo)] + ab[2(t-lo)+1] + bias, y[S-t] = ab[2(t-lo)] - ab[2(t-lo)+1] + bias
+using PairFoldFn = void (*)(const float* x, int64_t S, int64_t lo, int64_t hi, float* out);
+using PairUnfoldFn = void (*)(const float* ab, int64_t S, int64_t lo, int64_t hi, float bias, float* y);
+
 // For each batch entry n < batch: y_n[c] += sum_r x_n[r][c] * w[r][c] over r < rows (1..kMaxMacRows)
 // and c < count, where y_n = y + n * yStride and x_n[r] = x[r] + n * xStride. Complex numbers are
 // interleaved (re, im). Several rows per call cut the read-modify-write traffic on y; the weight
@@ -35,6 +51,9 @@ using ActivationFn = void (*)(const float* src, float* dst, int64_t count, int32
 struct CpuKernels {
     const char* name;  // "avx512", "avx2" or "portable"
     SgemmFn sgemm;
+    PairPanelFn pairPanel;
+    PairFoldFn pairFold;
+    PairUnfoldFn pairUnfold;
     ComplexMacFn complexMac;
     HalfToFloatFn halfToFloat;
     FloatToHalfFn floatToHalf;

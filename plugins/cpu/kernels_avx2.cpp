@@ -134,6 +134,108 @@ TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_
     if (streamC) _mm_sfence();
 }
 
+// Pair product tile (kernels.h, PairPanelFn): as tile() with each A operand a broadcast (a, b) pair.
+template <int MR, int NV, bool MASKED, bool ACC>
+TFNO_AVX2 inline void pairTile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+                               int64_t ldc, __m256i m0, __m256i m1) {
+    __m256 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+        acc0[r] = ACC ? load<MASKED>(C + r * ldc, m0) : _mm256_setzero_ps();
+        acc1[r] = ACC && NV == 2 ? load<MASKED>(C + r * ldc + 8, m1) : _mm256_setzero_ps();
+    }
+    for (int64_t p = 0; p < K; ++p) {
+        const float* b = B + p * ldb;
+        const __m256 b0 = load<MASKED>(b, m0);
+        const __m256 b1 = NV == 2 ? load<MASKED>(b + 8, m1) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) {
+            const __m256 a = _mm256_castpd_ps(_mm256_broadcast_sd(reinterpret_cast<const double*>(A + r * lda + 2 * p)));
+            acc0[r] = _mm256_fmadd_ps(a, b0, acc0[r]);
+            if (NV == 2) acc1[r] = _mm256_fmadd_ps(a, b1, acc1[r]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+        store<MASKED>(C + r * ldc, m0, acc0[r]);
+        if (NV == 2) store<MASKED>(C + r * ldc + 8, m1, acc1[r]);
+    }
+}
+
+template <int NV, bool MASKED, bool ACC>
+TFNO_AVX2 void pairTileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+                            int64_t ldc, __m256i m0, __m256i m1) {
+    switch (rows) {
+        case 6: pairTile<6, NV, MASKED, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 5: pairTile<5, NV, MASKED, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 4: pairTile<4, NV, MASKED, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 3: pairTile<3, NV, MASKED, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 2: pairTile<2, NV, MASKED, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        default: pairTile<1, NV, MASKED, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+    }
+}
+
+template <bool ACC>
+TFNO_AVX2 void pairPanelAvx2Acc(int64_t M, int64_t w, int64_t K, const float* A, int64_t lda, const float* B, float* C,
+                                int64_t ldc) {
+    for (int64_t j0 = 0; j0 < w; j0 += kNr) {  // a panel of up to 32 columns: two 16-column halves
+        const int64_t cols = std::min<int64_t>(kNr, w - j0);
+        const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
+        for (int64_t i0 = 0; i0 < M; i0 += kMr) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
+            const float* a = A + i0 * lda;
+            float* c = C + i0 * ldc + j0;
+            if (cols == kNr)
+                pairTileRows<2, false, ACC>(rows, K, a, lda, B + j0, w, c, ldc, m0, m1);
+            else if (cols > 8)
+                pairTileRows<2, true, ACC>(rows, K, a, lda, B + j0, w, c, ldc, m0, m1);
+            else
+                pairTileRows<1, true, ACC>(rows, K, a, lda, B + j0, w, c, ldc, m0, m1);
+        }
+    }
+}
+
+TFNO_AVX2 void pairPanelAvx2(int64_t M, int64_t w, int64_t K, const float* A, int64_t lda, const float* B, float* C,
+                             int64_t ldc, bool accumulate) {
+    if (accumulate) pairPanelAvx2Acc<true>(M, w, K, A, lda, B, C, ldc);
+    else pairPanelAvx2Acc<false>(M, w, K, A, lda, B, C, ldc);
+}
+
+// Sample pairing (kernels.h): 8 t at a time, x[S-t] read as a reversed vector; scalar tail.
+TFNO_AVX2 void pairFoldAvx2(const float* x, int64_t S, int64_t lo, int64_t hi, float* out) {
+    const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    for (int64_t t = lo; t < hi; t += 8) {
+        const int64_t n = std::min<int64_t>(8, hi - t);
+        const __m256i m = firstLanes(n), top = _mm256_permutevar8x32_epi32(m, rev);  // lanes 8-n .. 7
+        const __m256 p = _mm256_maskload_ps(x + t, m);
+        // q[i] = x[S - t - i] (i < n): the top n lanes of the vector ending at x[S - t], reversed
+        const __m256 q = _mm256_permutevar8x32_ps(_mm256_maskload_ps(x + S - t - 7, top), rev);
+        const __m256 u = _mm256_add_ps(p, q), v = _mm256_sub_ps(p, q);
+        const __m256 lo4 = _mm256_unpacklo_ps(u, v), hi4 = _mm256_unpackhi_ps(u, v);
+        float* o = out + 2 * (t - lo);
+        _mm256_maskstore_ps(o, firstLanes(2 * n), _mm256_permute2f128_ps(lo4, hi4, 0x20));
+        if (n > 4) _mm256_maskstore_ps(o + 8, firstLanes(2 * n - 8), _mm256_permute2f128_ps(lo4, hi4, 0x31));
+    }
+}
+
+TFNO_AVX2 void pairUnfoldAvx2(const float* ab, int64_t S, int64_t lo, int64_t hi, float bias, float* y) {
+    const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m256 bv = _mm256_set1_ps(bias);
+    for (int64_t t = lo; t < hi; t += 8) {
+        const int64_t n = std::min<int64_t>(8, hi - t);
+        const __m256i m = firstLanes(n), top = _mm256_permutevar8x32_epi32(m, rev);
+        const float* s = ab + 2 * (t - lo);
+        const __m256 s0 = _mm256_maskload_ps(s, firstLanes(2 * n));
+        const __m256 s1 = n > 4 ? _mm256_maskload_ps(s + 8, firstLanes(2 * n - 8)) : _mm256_setzero_ps();
+        const __m256 a = _mm256_add_ps(
+            _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(s0, s1, 0x88)), 0xD8)), bv);
+        const __m256 b =
+            _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(s0, s1, 0xDD)), 0xD8));
+        _mm256_maskstore_ps(y + t, m, _mm256_add_ps(a, b));
+        _mm256_maskstore_ps(y + S - t - 7, top, _mm256_permutevar8x32_ps(_mm256_sub_ps(a, b), rev));  // y[S - t - i]
+    }
+}
+
 template <int ROWS, bool MASKED>
 TFNO_AVX2 inline void complexMacStep(float* y, int64_t yStride, const float* const* x, int64_t xStride,
                                      const float* const* w, int64_t batch, int64_t i, __m256i m) {
@@ -200,7 +302,8 @@ TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32
 }  // namespace
 
 CpuKernels avx2Kernels() {
-    return {"avx2", sgemmAvx2, complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2, activationAvx2};
+    return {"avx2",         sgemmAvx2,       pairPanelAvx2,   pairFoldAvx2,   pairUnfoldAvx2,
+            complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2, activationAvx2};
 }
 
 }  // namespace cpu

@@ -130,6 +130,104 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
     if (streamC) _mm_sfence();  // order the non-temporal stores before the caller signals completion
 }
 
+// Pair product tile (kernels.h, PairPanelFn): as tile() with each A operand a broadcast (a, b) pair,
+// so even columns take a and odd columns b.
+template <int MR, int NV, bool ACC>
+TFNO_AVX512 inline void pairTile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+                                 int64_t ldc, __mmask16 m0, __mmask16 m1) {
+    __m512 acc0[MR], acc1[MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+        acc0[r] = ACC ? _mm512_maskz_loadu_ps(m0, C + r * ldc) : _mm512_setzero_ps();
+        acc1[r] = ACC && NV == 2 ? _mm512_maskz_loadu_ps(m1, C + r * ldc + 16) : _mm512_setzero_ps();
+    }
+    for (int64_t p = 0; p < K; ++p) {
+        const float* b = B + p * ldb;
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, b);
+        const __m512 b1 = NV == 2 ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) {
+            const __m512 a = _mm512_castpd_ps(
+                _mm512_broadcastsd_pd(_mm_load_sd(reinterpret_cast<const double*>(A + r * lda + 2 * p))));
+            acc0[r] = _mm512_fmadd_ps(a, b0, acc0[r]);
+            if (NV == 2) acc1[r] = _mm512_fmadd_ps(a, b1, acc1[r]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+        _mm512_mask_storeu_ps(C + r * ldc, m0, acc0[r]);
+        if (NV == 2) _mm512_mask_storeu_ps(C + r * ldc + 16, m1, acc1[r]);
+    }
+}
+
+template <int NV, bool ACC>
+TFNO_AVX512 void pairTileRows(int rows, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+                              int64_t ldc, __mmask16 m0, __mmask16 m1) {
+    switch (rows) {
+        case 8: pairTile<8, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 7: pairTile<7, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 6: pairTile<6, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 5: pairTile<5, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 4: pairTile<4, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 3: pairTile<3, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        case 2: pairTile<2, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+        default: pairTile<1, NV, ACC>(K, A, lda, B, ldb, C, ldc, m0, m1); break;
+    }
+}
+
+TFNO_AVX512 void pairPanelAvx512(int64_t M, int64_t w, int64_t K, const float* A, int64_t lda, const float* B,
+                                 float* C, int64_t ldc, bool accumulate) {
+    const __mmask16 m0 = firstLanes(w), m1 = firstLanes(w - 16 > 0 ? w - 16 : 0);
+    for (int64_t i0 = 0; i0 < M; i0 += kMr) {
+        const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
+        const float* a = A + i0 * lda;
+        float* c = C + i0 * ldc;
+        if (w > 16) {
+            if (accumulate) pairTileRows<2, true>(rows, K, a, lda, B, w, c, ldc, m0, m1);
+            else pairTileRows<2, false>(rows, K, a, lda, B, w, c, ldc, m0, m1);
+        } else {
+            if (accumulate) pairTileRows<1, true>(rows, K, a, lda, B, w, c, ldc, m0, m1);
+            else pairTileRows<1, false>(rows, K, a, lda, B, w, c, ldc, m0, m1);
+        }
+    }
+}
+
+// Sample pairing (kernels.h): 16 t at a time, x[S-t] read as a reversed vector; scalar tail.
+TFNO_AVX512 void pairFoldAvx512(const float* x, int64_t S, int64_t lo, int64_t hi, float* out) {
+    const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i il0 = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i il1 = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    for (int64_t t = lo; t < hi; t += 16) {
+        const int64_t n = std::min<int64_t>(16, hi - t);
+        const __mmask16 m = firstLanes(n), top = static_cast<__mmask16>(m << (16 - n));  // lanes 16-n .. 15
+        const __m512 p = _mm512_maskz_loadu_ps(m, x + t);
+        // q[i] = x[S - t - i] (i < n): the top n lanes of the vector ending at x[S - t], reversed
+        const __m512 q = _mm512_permutexvar_ps(rev, _mm512_maskz_loadu_ps(top, x + S - t - 15));
+        const __m512 u = _mm512_add_ps(p, q), v = _mm512_sub_ps(p, q);
+        float* o = out + 2 * (t - lo);
+        _mm512_mask_storeu_ps(o, firstLanes(2 * n), _mm512_permutex2var_ps(u, il0, v));
+        if (n > 8) _mm512_mask_storeu_ps(o + 16, firstLanes(2 * n - 16), _mm512_permutex2var_ps(u, il1, v));
+    }
+}
+
+TFNO_AVX512 void pairUnfoldAvx512(const float* ab, int64_t S, int64_t lo, int64_t hi, float bias, float* y) {
+    const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 bv = _mm512_set1_ps(bias);
+    for (int64_t t = lo; t < hi; t += 16) {
+        const int64_t n = std::min<int64_t>(16, hi - t);
+        const __mmask16 m = firstLanes(n), top = static_cast<__mmask16>(m << (16 - n));
+        const float* s = ab + 2 * (t - lo);
+        const __m512 s0 = _mm512_maskz_loadu_ps(firstLanes(2 * n), s);
+        const __m512 s1 = n > 8 ? _mm512_maskz_loadu_ps(firstLanes(2 * n - 16), s + 16) : _mm512_setzero_ps();
+        const __m512 a = _mm512_add_ps(_mm512_permutex2var_ps(s0, even, s1), bv);
+        const __m512 b = _mm512_permutex2var_ps(s0, odd, s1);
+        _mm512_mask_storeu_ps(y + t, m, _mm512_add_ps(a, b));
+        _mm512_mask_storeu_ps(y + S - t - 15, top, _mm512_permutexvar_ps(rev, _mm512_sub_ps(a, b)));  // y[S - t - i]
+    }
+}
+
 // y_n += sum_r x_n[r] * w[r] on interleaved complex. Per 8 complex values: acc1 gathers
 // (xr*wr, xr*wi), acc2 (xi*wr, xi*wi); then y = acc1 + (-acc2_im, acc2_re), i.e. one swap per
 // output vector instead of one per product.
@@ -194,7 +292,8 @@ TFNO_AVX512 void activationAvx512(const float* src, float* dst, int64_t count, i
 }  // namespace
 
 CpuKernels avx512Kernels() {
-    return {"avx512", sgemmAvx512, complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512, activationAvx512};
+    return {"avx512",         sgemmAvx512,       pairPanelAvx512,   pairFoldAvx512,   pairUnfoldAvx512,
+            complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512, activationAvx512};
 }
 
 }  // namespace cpu

@@ -22,6 +22,39 @@ void sgemmPortable(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
     }
 }
 
+void pairPanelPortable(int64_t M, int64_t w, int64_t K, const float* A, int64_t lda, const float* B, float* C,
+                       int64_t ldc, bool accumulate) {
+    for (int64_t i = 0; i < M; ++i) {
+        float* __restrict c = C + i * ldc;
+        if (!accumulate)
+            for (int64_t j = 0; j < w; ++j) c[j] = 0.0f;
+        for (int64_t p = 0; p < K; ++p) {
+            const float a = A[i * lda + 2 * p], b = A[i * lda + 2 * p + 1];
+            const float* __restrict row = B + p * w;
+            for (int64_t j = 0; j < w; j += 2) {
+                c[j] += a * row[j];
+                c[j + 1] += b * row[j + 1];
+            }
+        }
+    }
+}
+
+void pairFoldPortable(const float* x, int64_t S, int64_t lo, int64_t hi, float* out) {
+    for (int64_t t = lo; t < hi; ++t) {
+        const float p = x[t], q = x[S - t];
+        out[2 * (t - lo)] = p + q;
+        out[2 * (t - lo) + 1] = p - q;
+    }
+}
+
+void pairUnfoldPortable(const float* ab, int64_t S, int64_t lo, int64_t hi, float bias, float* y) {
+    for (int64_t t = lo; t < hi; ++t) {
+        const float a = ab[2 * (t - lo)], b = ab[2 * (t - lo) + 1];
+        y[t] = a + b + bias;
+        y[S - t] = a - b + bias;
+    }
+}
+
 void complexMacPortable(float* y, int64_t yStride, const float* const* x, int64_t xStride, const float* const* w,
                         int rows, int64_t batch, int64_t count) {
     for (int64_t n = 0; n < batch; ++n) {
@@ -53,7 +86,8 @@ void activationPortable(const float* src, float* dst, int64_t count, int32_t act
 }  // namespace
 
 CpuKernels portableKernels() {
-    return {"portable", sgemmPortable, complexMacPortable, halfToFloatPortable, floatToHalfPortable, activationPortable};
+    return {"portable",         sgemmPortable,       pairPanelPortable,   pairFoldPortable,   pairUnfoldPortable,
+            complexMacPortable, halfToFloatPortable, floatToHalfPortable, activationPortable};
 }
 
 }  // namespace cpu

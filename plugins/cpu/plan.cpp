@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels.h"
+#include "last_axis.h"
 
 namespace turbofno {
 namespace cpu {
@@ -78,7 +79,8 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
         while (p.chunkRows > 1 && chunkTasks() < 2 * static_cast<int64_t>(p.threads)) p.chunkRows = ceilDiv(p.chunkRows, 2);
     }
 
-    // The DFT tables grow like S_j * K_j: refuse (rather than overflow) absurd sizes.
+    // The DFT tables grow like S_j * K_j: refuse (rather than overflow) absurd sizes. The rule is the
+    // documented bound (docs/op.md), kept although the paired last-axis tables need about half of it.
     double tableFloats = 2.0 * static_cast<double>(p.S[d - 1] + p.T[d - 1]) * static_cast<double>(p.k);
     for (int j = 0; j + 1 < d; ++j)
         tableFloats += 2.0 * static_cast<double>(p.S[j] + p.T[j]) * static_cast<double>(p.K[j]);
@@ -89,10 +91,12 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
 
     int64_t off = 0;
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
-    p.offFwdLast = take(p.S[d - 1] * 2 * p.k);
+    p.pairFwd = pairedForward(p.S[d - 1], p.k);
+    p.pairInv = !p.skip && pairedInverse(p.T[d - 1], p.k);  // the skip epilogue reads the plain table
+    p.offFwdLast = take((p.pairFwd ? pairCount(p.S[d - 1]) : p.S[d - 1]) * 2 * p.k);
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
     for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.T[j] * p.K[j]);
-    p.offInvLast = take(2 * p.k * p.T[d - 1]);
+    p.offInvLast = take((p.pairInv ? 2 * inversePairs(p.T[d - 1]) + 1 : 2 * p.T[d - 1]) * p.k);
     p.tableFloats = off;
 
     off = 0;
@@ -126,6 +130,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     const int64_t chunk = p.chunkRows * p.chunkCols;
     p.tOut = takeT(p.skip ? p.cout * chunk : 0);
     p.tXc = takeT(p.skip && p.convert ? p.cin * chunk : 0);
+    p.tLast = takeT(p.pairFwd || p.pairInv ? kLastScratchFloats : 0);
     p.threadFloats = align16(t);
     p.offThreads = off;
     p.workFloats = off + p.threadFloats * p.threads;

@@ -32,6 +32,8 @@ struct CpuPlan {
     bool separable = false;
     bool convert = false;         // dtype != fp32: inputs / outputs go through fp32 scratch
     bool skip = false;            // 1x1 skip weight: the inverse runs in two passes (run_cpu.cpp)
+    bool pairFwd = false;         // last-axis forward / inverse with samples t, S-t paired (last_axis.h)
+    bool pairInv = false;
 
     int threads = 1;
     int64_t fwdBlock = 1;         // channels per forward task
@@ -44,10 +46,13 @@ struct CpuPlan {
 
     // The DFT tables (twiddle.h): offsets in floats from the (64-byte aligned) table base. They
     // depend on S, T, the kept modes and the norm only, so a CpuTableCache can hold them.
-    int64_t offFwdLast = 0;                  // [S_d][2k]
+    int64_t offFwdLast = 0;                  // paired: [S_d/2 + 1][2k] in column panels (last_axis.h),
+                                             // else [S_d][2k]
     int64_t offFwdAxis[core::kMaxRank] = {}; // axis j < d-1: [2K_j][S_j]
     int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [T_j][2K_j]
-    int64_t offInvLast = 0;                  // [2k][T_d], C2R weights and the norm scale folded in
+    int64_t offInvLast = 0;                  // paired: [k][2 ceil(T_d/2)] in column panels, then [k] for
+                                             // y[T_d/2] (even T_d); else [2k][T_d]. C2R weights and the
+                                             // norm scale folded in
     int64_t tableFloats = 0;                 // size of the table region (a multiple of 16)
 
     // The per-call buffers: offsets in floats from the (64-byte aligned) work base.
@@ -58,7 +63,7 @@ struct CpuPlan {
     int64_t offThreads = 0;
     int64_t threadFloats = 0;                // per-thread scratch, a multiple of 16
     // Offsets inside one thread's scratch.
-    int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0;
+    int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0, tLast = 0;
     int64_t tOut = 0;                        // skip: [Cout][chunk] sums before the activation
     int64_t tXc = 0;                         // skip, converted inputs: [Cin][chunk] x in fp32
     int64_t workFloats = 0;                  // size of the work region (a multiple of 16)

@@ -16,6 +16,7 @@
 
 #include "convert.h"
 #include "kernels.h"
+#include "last_axis.h"
 #include "plan.h"
 #include "stage_times.h"
 #include "table_cache.h"
@@ -62,7 +63,7 @@ struct Run {
         const int64_t n = task / blocks, c0 = (task % blocks) * plan.fwdBlock;
         const int64_t count = std::min(plan.fwdBlock, plan.cin - c0);
         const int64_t first = (n * plan.cin + c0) * plan.points;  // element offset into x
-        const int64_t Sd = plan.S[plan.rank - 1], cols = 2 * plan.k;
+        const int64_t cols = 2 * plan.k;
         float* t = thread(worker);
         const float* x;
         if (plan.convert) {
@@ -76,8 +77,8 @@ struct Run {
         // [count][R][2k]; rank 1: straight into the spectrum (one row per channel)
         float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;
         const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
-        kern.sgemm(count * plan.rows, cols, Sd, x, Sd, tables() + plan.offFwdLast, cols, lastAxis, ldLast, nullptr, 1,
-                   false, false);
+        cpu::forwardLastAxis(plan, kern, tables() + plan.offFwdLast, x, count * plan.rows, lastAxis, ldLast,
+                             t + plan.tLast);
         if (plan.rank == 1) return;
         for (int64_t c = 0; c < count; ++c)
             cpu::forwardAxes(plan, kern, tables(), lastAxis + c * plan.rows * cols, spec + c * plan.specStride,
@@ -135,7 +136,7 @@ struct Run {
         const int64_t n = task / blocks, o0 = (task % blocks) * plan.invBlock;
         const int64_t count = std::min(plan.invBlock, plan.cout - o0);
         const int64_t first = (n * plan.cout + o0) * plan.pointsOut;
-        const int64_t Td = plan.T[plan.rank - 1], cols = 2 * plan.k;
+        const int64_t cols = 2 * plan.k;
         float* t = thread(worker);
         const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
         const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
@@ -152,8 +153,8 @@ struct Run {
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
-        kern.sgemm(count * plan.rowsOut, Td, cols, lastAxis, ldLast, tables() + plan.offInvLast, Td, out, Td, bias,
-                   plan.rowsOut, !plan.convert && act == 0, false);
+        cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out, bias,
+                             plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
         if (act != 0) kern.activation(out, out, count * plan.pointsOut, act);  // the block is still in cache
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.pointsOut, static_cast<uint16_t*>(params.y) + first);

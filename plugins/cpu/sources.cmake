@@ -5,6 +5,7 @@ set(TURBOFNO_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/twiddle.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transforms.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/last_axis.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_select.cpp

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "last_axis.h"
+
 namespace turbofno {
 namespace cpu {
 namespace {
@@ -45,26 +47,56 @@ void buildTwiddles(const CpuPlan& plan, const core::SpectralConvAttrs& attrs, fl
     const int d = plan.rank;
     const int64_t S = plan.S[d - 1], T = plan.T[d - 1];
     const int64_t k = plan.k;
-    {
+    {  // last axis (last_axis.h): pair tables in column panels, or the plain tables
         const UnitCircle u(S), v(T);
-        float* F = base + plan.offFwdLast;
-        float* Fi = base + plan.offInvLast;
         const double scale = outputScale(plan, attrs.norm);
-        for (int64_t m = 0; m < k; ++m) {
-            for (int64_t t = 0; t < S; ++t) {
-                const int64_t r = (m * t) % S;
-                F[t * 2 * k + 2 * m] = static_cast<float>(u.c[r]);
-                F[t * 2 * k + 2 * m + 1] = static_cast<float>(-u.s[r]);
+        // C2R weight of mode m on the output axis; irfft with n = T reads bins 0..T//2 only: a kept
+        // bin above that does not reach the output.
+        auto weight = [&](int64_t m) {
+            if (m > T / 2) return 0.0;
+            return (m == 0 || (T % 2 == 0 && m == T / 2) ? 1.0 : 2.0) * scale;
+        };
+        float* F = base + plan.offFwdLast;
+        if (plan.pairFwd) {  // [H][2k]: (cos, -sin) of m t, t <= S/2
+            const int64_t H = pairCount(S);
+            for (int64_t q = 0; q < panelCount(2 * k); ++q) {
+                const int64_t w = panelWidth(2 * k, q);
+                float* panel = F + kPairPanel * q * H;
+                for (int64_t t = 0; t < H; ++t)
+                    for (int64_t j = 0; j < w; ++j) {
+                        const int64_t col = kPairPanel * q + j, r = (col / 2) * t % S;
+                        panel[t * w + j] = static_cast<float>(col % 2 ? -u.s[r] : u.c[r]);
+                    }
             }
-            // irfft with n = T reads bins 0..T//2 only: a kept bin above that does not reach the output.
-            const bool kept = m <= T / 2;
-            const bool single = m == 0 || (T % 2 == 0 && m == T / 2);
-            const double w = kept ? (single ? 1.0 : 2.0) * scale : 0.0;
-            for (int64_t t = 0; t < T; ++t) {
-                const int64_t r = (m * t) % T;
-                Fi[(2 * m) * T + t] = static_cast<float>(w * v.c[r]);
-                Fi[(2 * m + 1) * T + t] = static_cast<float>(-w * v.s[r]);
+        } else {  // [S][2k]
+            for (int64_t t = 0; t < S; ++t)
+                for (int64_t m = 0; m < k; ++m) {
+                    const int64_t r = m * t % S;
+                    F[t * 2 * k + 2 * m] = static_cast<float>(u.c[r]);
+                    F[t * 2 * k + 2 * m + 1] = static_cast<float>(-u.s[r]);
+                }
+        }
+        float* Fi = base + plan.offInvLast;
+        if (plan.pairInv) {  // [k][2 ceil(T/2)]: c_m (cos, -sin) of m t on the output axis
+            const int64_t N = 2 * inversePairs(T);
+            for (int64_t q = 0; q < panelCount(N); ++q) {
+                const int64_t w = panelWidth(N, q);
+                float* panel = Fi + kPairPanel * q * k;
+                for (int64_t m = 0; m < k; ++m)
+                    for (int64_t j = 0; j < w; ++j) {
+                        const int64_t col = kPairPanel * q + j, r = m * (col / 2) % T;
+                        panel[m * w + j] = static_cast<float>(col % 2 ? -weight(m) * v.s[r] : weight(m) * v.c[r]);
+                    }
             }
+            if (T % 2 == 0)  // y[T/2] = sum_m c_m (-1)^m Re Y_m
+                for (int64_t m = 0; m < k; ++m) Fi[N * k + m] = static_cast<float>(m % 2 ? -weight(m) : weight(m));
+        } else {  // [2k][T]
+            for (int64_t m = 0; m < k; ++m)
+                for (int64_t t = 0; t < T; ++t) {
+                    const int64_t r = m * t % T;
+                    Fi[2 * m * T + t] = static_cast<float>(weight(m) * v.c[r]);
+                    Fi[(2 * m + 1) * T + t] = static_cast<float>(-weight(m) * v.s[r]);
+                }
         }
     }
     for (int j = 0; j + 1 < d; ++j) {
