@@ -1,8 +1,10 @@
-"""CPU benchmark: our ORT SpectralConv op vs PyTorch CPU (rfft2 + einsum on two corner blocks + irfft2).
+"""CPU benchmark: our ORT SpectralConv op vs PyTorch CPU (the classic FNO SpectralConv: rfftn, one einsum
+per kept corner block, irfftn) for d = 1, 2, 3 spatial axes.
 
 Same thread count on both sides (torch.set_num_threads(t); TURBOFNO_NUM_THREADS=t and ORT
 intra-op threads t). Each shape is first checked against PyTorch (rel-L2), then timed: warm-up
-runs, then the median of several runs. Results go to bench/results/cpu-<date>-t<threads>.{json,md}.
+runs, then PyTorch and ours alternately (one run each per repetition, so both see the same machine
+load), medians reported. Results go to bench/results/cpu-<date>-t<threads>.{json,md}.
 
     python bench/cpu_bench.py [--threads 2] [--quick]
     (dev tree: TURBOFNO_LIB_DIR=build PYTHONPATH=python python bench/cpu_bench.py)
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import itertools
 import json
 import os
 import platform
@@ -47,24 +50,22 @@ def git_commit() -> str:
         return "unknown"
 
 
-def flops(n: int, c: int, h: int, w: int, m: int) -> float:
-    """Work of the truncated-DFT formulation our kernel runs (multiply-add = 2 flops)."""
-    k, k0 = m, 2 * m
-    fwd = n * c * (2 * h * w * 2 * k + 2 * (2 * k0) * h * 2 * k)
-    mix = 8 * n * c * c * k0 * k
-    inv = n * c * (2 * (2 * h) * k0 * 2 * k + 2 * h * 2 * k * w)
-    return float(fwd + mix + inv)
-
-
-def time_runs(fn, warmup: int, reps: int) -> list[float]:
-    for _ in range(warmup):
-        fn()
-    times = []
+def time_interleaved(fns, warmup: int, reps: int) -> list[list[float]]:
+    """Times each of fns once per repetition, alternating; returns one list of ms per fn."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
+        for fn, out in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            out.append((time.perf_counter() - t0) * 1e3)
     return times
+
+
+def shape_name(n: int, c: int, size: list[int], m: int) -> str:
+    return "x".join(str(v) for v in [n, c, *size]) + f" modes {m}"
 
 
 def bench_shape(shape: dict, threads: int, warmup: int, reps: int, lib: str, seed: int) -> dict:
@@ -74,30 +75,44 @@ def bench_shape(shape: dict, threads: int, warmup: int, reps: int, lib: str, see
     from turbofno.reference import make_model
 
     n, c, m = shape["batch"], shape["channels"], shape["modes"]
-    h, w = shape["size"]
-    name = f"{n}x{c}x{h}x{w} modes {m}"
+    size = list(shape["size"])
+    d = len(size)
+    if not 1 <= d <= 3:
+        raise SystemExit(f"shape {shape}: 1 to 3 spatial axes")
+    name = shape_name(n, c, size, m)
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    x = rng.standard_normal((n, c, *size)).astype(np.float32)
     scale = 1.0 / (c * c)
-    w1 = (scale * rng.standard_normal((c, c, m, m, 2))).astype(np.float32)  # rows [:m]
-    w2 = (scale * rng.standard_normal((c, c, m, m, 2))).astype(np.float32)  # rows [-m:]
+    # One weight block per corner: m low or m high frequencies on each full axis 1..d-1, m on the last.
+    corners = list(itertools.product((0, 1), repeat=d - 1))
+    blocks = {cr: (scale * rng.standard_normal((c, c, *([m] * d), 2))).astype(np.float32) for cr in corners}
     bias = rng.standard_normal(c).astype(np.float32)
 
-    # PyTorch: the classic FNO SpectralConv2d forward.
+    # PyTorch: the classic FNO SpectralConv forward (SpectralConv1d/2d/3d of the FNO reference code).
     xt = torch.from_numpy(x)
-    w1c, w2c = torch.view_as_complex(torch.from_numpy(w1)), torch.view_as_complex(torch.from_numpy(w2))
-    bt = torch.from_numpy(bias).reshape(1, c, 1, 1)
+    wt = {cr: torch.view_as_complex(torch.from_numpy(b)) for cr, b in blocks.items()}
+    bt = torch.from_numpy(bias).reshape(1, c, *([1] * d))
+    dims = tuple(range(-d, 0))
+    letters = "xyz"[:d]
+    expr = f"bi{letters},io{letters}->bo{letters}"
+
+    def corner_slices(cr):
+        return (slice(None), slice(None), *[slice(None, m) if hi == 0 else slice(-m, None) for hi in cr],
+                slice(None, m))
 
     def torch_layer():
-        xf = torch.fft.rfft2(xt)
-        out = torch.zeros(n, c, h, w // 2 + 1, dtype=torch.cfloat)
-        out[:, :, :m, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, :m, :m], w1c)
-        out[:, :, -m:, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, -m:, :m], w2c)
-        return torch.fft.irfft2(out, s=(h, w)) + bt
+        xf = torch.fft.rfftn(xt, dim=dims)
+        out = torch.zeros(n, c, *size[:-1], size[-1] // 2 + 1, dtype=torch.cfloat)
+        for cr in corners:
+            sl = corner_slices(cr)
+            out[sl] = torch.einsum(expr, xf[sl], wt[cr])
+        return torch.fft.irfftn(out, s=size, dim=dims) + bt
 
-    # Ours: weight [Cin, Cout, 2m, m, 2] = low rows then high rows; modes_low (m, m), modes_high (m, 0).
-    weight = np.ascontiguousarray(np.concatenate([w1, w2], axis=2))
-    model = make_model(weight, bias, modes_low=[m, m], modes_high=[m, 0], x_shape=[n, c, h, w])
+    # Ours: weight [Cin, Cout, 2m (x 2m), m, 2], the low block then the high block on each full axis.
+    weight = np.zeros((c, c, *([2 * m] * (d - 1)), m, 2), dtype=np.float32)
+    for cr, b in blocks.items():
+        weight[(slice(None), slice(None), *[slice(hi * m, hi * m + m) for hi in cr])] = b
+    model = make_model(weight, bias, modes_low=[m] * d, modes_high=[m] * (d - 1) + [0], x_shape=[n, c, *size])
     opts = ort.SessionOptions()
     opts.register_custom_ops_library(lib)
     opts.intra_op_num_threads = threads
@@ -112,17 +127,15 @@ def bench_shape(shape: dict, threads: int, warmup: int, reps: int, lib: str, see
         if not np.isfinite(rel) or rel > TOLERANCE:
             raise SystemExit(f"{name}: ours differs from PyTorch, rel-L2 {rel:.3e} > {TOLERANCE:.0e}")
         print(f"  {name}: check ok (rel-L2 vs PyTorch {rel:.2e}); timing ...", flush=True)
-        torch_ms = time_runs(torch_layer, warmup, reps)
-        ours_ms = time_runs(lambda: sess.run(None, {"x": x}), warmup, reps)
+        torch_ms, ours_ms = time_interleaved([torch_layer, lambda: sess.run(None, {"x": x})], warmup, reps)
 
     t_med, o_med = statistics.median(torch_ms), statistics.median(ours_ms)
     nbytes = (x.nbytes * 2 + weight.nbytes + bias.nbytes)  # read x + weights, write y
     return {
-        "shape": name, "batch": n, "channels": c, "size": [h, w], "modes": m,
+        "shape": name, "class": shape.get("class", f"{d}D"), "batch": n, "channels": c, "size": size, "modes": m,
         "rel_l2_vs_torch": rel,
         "torch_ms": t_med, "ours_ms": o_med, "speedup": t_med / o_med,
         "torch_ms_all": torch_ms, "ours_ms_all": ours_ms,
-        "ours_gflops": flops(n, c, h, w, m) / o_med * 1e-6,
         "ours_gbytes_per_s": nbytes / o_med * 1e-6,
     }
 
@@ -140,19 +153,20 @@ def write_results(results: list[dict], meta: dict, out_dir: Path) -> tuple[Path,
         f"# CPU SpectralConv: TurboFNO ORT op vs PyTorch ({meta['date']})",
         "",
         f"CPU: {meta['cpu']}; threads: {meta['threads']}; commit {meta['commit']}; torch {meta['torch']}, "
-        f"onnxruntime {meta['onnxruntime']}; median of {meta['reps']} runs after {meta['warmup']} warm-up.",
+        f"onnxruntime {meta['onnxruntime']}; median of {meta['reps']} runs after {meta['warmup']} warm-up, "
+        "PyTorch and ours alternating.",
         "",
         f"Load average (1/5/15 min) at start {_fmt_load(meta.get('loadavg_start'))}, "
         f"at end {_fmt_load(meta.get('loadavg_end'))}: anything well above 0 means other work shared the CPUs.",
         "",
-        "| shape (NxCxHxW, modes) | PyTorch ms | ours ms | PyTorch / ours | ours GFLOP/s | ours GB/s | rel-L2 vs PyTorch |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| class | shape (NxCxS..., modes) | PyTorch ms | ours ms | PyTorch / ours | ours GB/s | rel-L2 vs PyTorch |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     if meta.get("note"):
         lines[2:2] = [f"Note: {meta['note']}", ""]
     for r in results:
-        lines.append(f"| {r['shape']} | {r['torch_ms']:.2f} | {r['ours_ms']:.2f} | {r['speedup']:.1f}x | "
-                     f"{r['ours_gflops']:.0f} | {r['ours_gbytes_per_s']:.1f} | {r['rel_l2_vs_torch']:.1e} |")
+        lines.append(f"| {r['class']} | {r['shape']} | {r['torch_ms']:.2f} | {r['ours_ms']:.2f} | {r['speedup']:.1f}x | "
+                     f"{r['ours_gbytes_per_s']:.1f} | {r['rel_l2_vs_torch']:.1e} |")
     md_path.write_text("\n".join(lines) + "\n")
     return json_path, md_path
 
@@ -167,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--lib", default=None, help="libturbofno_ort path (default: turbofno.get_library_path())")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", default=None, help="run only the shapes whose name contains this text")
     parser.add_argument("--note", default="", help="free text stored with the results (e.g. machine state)")
     args = parser.parse_args(argv)
     if args.threads < 1:
@@ -184,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     lib = args.lib or get_library_path("ort")
     shapes = json.loads(args.config.read_text())["shapes"]
+    if args.only:
+        shapes = [sh for sh in shapes if args.only in shape_name(sh["batch"], sh["channels"], sh["size"], sh["modes"])]
     meta = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "cpu": cpu_model(), "logical_cpus": os.cpu_count(), "threads": args.threads,
