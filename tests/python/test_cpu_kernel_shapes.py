@@ -1,6 +1,7 @@
 """The CPU kernel through ORT on shapes that exercise its blocking and SIMD paths (plugins/cpu/):
 full and partial GEMM register tiles, channel blocks, mixing mode/output blocks, several threads,
-each instruction-set path (TURBOFNO_CPU_ISA) and unaligned rows. Reference: float64 numpy FFT.
+each instruction-set path (TURBOFNO_CPU_ISA), unaligned rows, and the paired last-axis transforms
+(plugins/cpu/last_axis.h: long axes, several pair / row / column blocks). Reference: float64 numpy FFT.
 """
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ SHAPES = [
     (4, 12, 12, (64, 50), [16, 26], [16, 0], 1),        # separable, k = S_d/2 + 1 (Nyquist)
     (2, 5, 7, (20, 18, 22), [5, 4, 6], [4, 3, 0], 0),   # 3D
     (1, 3, 2, (9, 128, 130), [3, 20, 40], [2, 20, 0], 0),  # 3D, wide last axis
+    (4, 8, 8, (4096,), [64], [0], 0),                   # 1D long axis, paired both ways, 4 t blocks
+    (2, 3, 5, (6007,), [97], [0], 0),                   # 1D prime length, odd k
+    (1, 2, 2, (2048,), [1025], [0], 0),                 # 1D every mode kept (Nyquist), wide inverse
+    (2, 6, 4, (12, 10, 130), [3, 4, 24], [3, 4, 0], 0),  # 3D, paired last axis
 ]
 
 
@@ -91,7 +96,8 @@ _ISA_SCRIPT = textwrap.dedent("""
     from turbofno.reference import make_model, random_case, spectral_conv
     worst = 0.0
     for spatial, low, high, cin, cout in [((37,), [11], [0], 9, 5), ((40, 36), [8, 12], [8, 0], 16, 24),
-                                          ((7, 9, 12), [3, 2, 4], [2, 3, 0], 4, 5)]:
+                                          ((7, 9, 12), [3, 2, 4], [2, 3, 0], 4, 5), ((4099,), [40], [0], 3, 2),
+                                          ((1200,), [8], [0], 3, 2)]:
         x, w, b = random_case(seeding.rng(3), spatial, low, high, batch=2, cin=cin, cout=cout)
         y = session(make_model(w, b, modes_low=low, modes_high=high), sys.argv[1]).run(None, {"x": x})[0]
         worst = max(worst, rel_l2(y, spectral_conv(x, w, b, modes_low=low, modes_high=high)))
