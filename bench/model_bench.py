@@ -129,7 +129,10 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
             static_path = tmp / f"{spec['name']}-b{batch}.onnx"
 
             def ort_graph():
-                export(model, x, static_path, dynamic_batch=False, validate=False, fuse=fuse, verbose=False)
+                # all axes static: a dynamic-spatial graph computes shapes on the CPU (Memcpy nodes), which
+                # rules out ORT's CUDA graph capture
+                export(model, x, static_path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=fuse,
+                       verbose=False)
                 gs = make_session(static_path, providers=[("CUDAExecutionProvider", {"enable_cuda_graph": "1"})])
                 return timing.ort_iobinding(gs, x_np, out_shape)
             timed("ort_cuda_graph", ort_graph)
