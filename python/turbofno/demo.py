@@ -219,11 +219,11 @@ def _gpu_variants(name, args, model, x_t, x_in, y_torch, session, static_path, o
     run, fetch = timing.ort_iobinding(session, x_in, out_shape)
     out["ort_iobinding_ms"] = timing.median_ms(run, min_time=args.min_time)
     out["ort_iobinding_rel_l2"] = rel(fetch())
-    # ORT's CUDA graph needs every node on the CUDA EP and fixed shapes: a static-batch export
-    # (no Shape / Concat nodes on the CPU).
+    # ORT's CUDA graph needs every node on the CUDA EP and fixed shapes: an export with every axis static
+    # (batch and spatial), so no Shape / Range / Concat shape arithmetic lands on the CPU.
     try:
-        export(model, torch.from_numpy(x_in), static_path, dynamic_batch=False, validate=False, fuse=args.fuse,
-               verbose=False)
+        export(model, torch.from_numpy(x_in), static_path, dynamic_batch=False, dynamic_spatial=False,
+               validate=False, fuse=args.fuse, verbose=False)
         graph_session = make_session(static_path, providers=[("CUDAExecutionProvider", {"enable_cuda_graph": "1"})])
         run_g, fetch_g = timing.ort_iobinding(graph_session, x_in, out_shape)
         run_g()  # captures

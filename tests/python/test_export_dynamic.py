@@ -82,6 +82,25 @@ def test_static_when_asked(tmp_path):
         run_ort(path, np.zeros((1, 1, 48, 32), np.float32))
 
 
+def test_fully_static_export_has_no_shape_arithmetic(tmp_path):
+    """What the demo and bench/model_bench.py export for ORT's CUDA graph (dynamic_batch=False,
+    dynamic_spatial=False): no Shape / Range nodes, which ORT's CUDA EP would place on the CPU (Memcpy
+    nodes; graph capture refused). The default dynamic export of the same model has them."""
+    torch.manual_seed(0)
+    model = TFNO(n_modes=(8, 8), in_channels=1, out_channels=1, hidden_channels=8, n_layers=2,
+                 factorization="tucker", rank=0.42).eval()
+    x = torch.randn(2, 1, 24, 20)
+    ops = {}
+    for name, kw in (("dynamic", {}), ("static", {"dynamic_batch": False, "dynamic_spatial": False})):
+        export(model, x, tmp_path / f"{name}.onnx", verbose=False, **kw)
+        ops[name] = {n.op_type for n in onnx.load(str(tmp_path / f"{name}.onnx")).graph.node}
+    assert {"Shape", "Range"} <= ops["dynamic"], ops["dynamic"]
+    assert not ops["static"] & {"Shape", "Range", "ConstantOfShape", "Size"}, ops["static"]
+    assert "SpectralConv" in ops["static"]
+    assert all(isinstance(v, int) and v > 0 for v in _input_dims(tmp_path / "static.onnx")), \
+        _input_dims(tmp_path / "static.onnx")
+
+
 def test_clipped_modes_keep_the_size_static_with_the_reason(tmp_path):
     """n_modes larger than the example's spectrum: neuraloperator keeps more modes at larger sizes."""
     from neuralop.layers.spectral_convolution import SpectralConv
