@@ -12,7 +12,7 @@
 namespace turbofno {
 namespace cuda {
 
-constexpr int kThreads = 128;  // every kernel runs 128-thread blocks
+constexpr int kThreads = 128;  // fused-plane kernels run 128-thread blocks (separable passes: dft_pass.cuh)
 constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
 constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
