@@ -133,30 +133,25 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
 
     inputs = [helper.make_tensor_value_info("x", elem_type, list(x_shape))]
     initializers = []
-    node_inputs = ["x", "weight"]
-    if weight_as_input:
-        inputs.append(helper.make_tensor_value_info("weight", helper.np_dtype_to_tensor_dtype(weight.dtype),
-                                                    list(weight.shape)))
-    else:
-        initializers.append(numpy_helper.from_array(weight, "weight"))
+    node_inputs = ["x"]
+
+    def add_tensor(name: str, value) -> None:
+        """The node's next input: a graph input (weight_as_input) or an initializer."""
+        value = np.asarray(value)
+        node_inputs.append(name)
+        if weight_as_input:
+            inputs.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype),
+                                                        list(value.shape)))
+        else:
+            initializers.append(numpy_helper.from_array(value, name))
+
+    add_tensor("weight", weight)
     if bias is not None:
-        bias = np.asarray(bias)
-        node_inputs.append("bias")
-        if weight_as_input:
-            inputs.append(helper.make_tensor_value_info("bias", helper.np_dtype_to_tensor_dtype(bias.dtype),
-                                                        list(bias.shape)))
-        else:
-            initializers.append(numpy_helper.from_array(bias, "bias"))
+        add_tensor("bias", bias)
     if skip_weight is not None:
-        skip_weight = np.asarray(skip_weight)
         if bias is None:
-            node_inputs.append("")
-        node_inputs.append("skip_weight")
-        if weight_as_input:
-            inputs.append(helper.make_tensor_value_info("skip_weight", helper.np_dtype_to_tensor_dtype(skip_weight.dtype),
-                                                        list(skip_weight.shape)))
-        else:
-            initializers.append(numpy_helper.from_array(skip_weight, "skip_weight"))
+            node_inputs.append("")  # optional input 2 (bias) left out
+        add_tensor("skip_weight", skip_weight)
 
     if domain_version is None:
         domain_version = _op.OPSET_VERSION_FUSED if fused else _op.OPSET_VERSION
