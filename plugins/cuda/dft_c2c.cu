@@ -14,6 +14,7 @@ __global__ void __launch_bounds__(32 * kSumGroups) sumPartialsKernel(float2* __r
     const int lane = threadIdx.x % 32, grp = threadIdx.x / 32, groups = blockDim.x / 32;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * 32 + lane;
     float2 acc = make_float2(0.f, 0.f);
+    gridDependencyWait();  // pdl.cuh
     if (e < elems) {
         int s = grp;
         for (; s + 3 * groups < split; s += 4 * groups) {  // 4 loads in flight
@@ -46,8 +47,8 @@ __global__ void __launch_bounds__(32 * kSumGroups) sumPartialsKernel(float2* __r
 cudaError_t launchSumPartials(float2* spec, int64_t elems, int split, cudaStream_t stream) {
     if (split <= 1) return cudaSuccess;
     const int groups = split < kSumGroups ? split : kSumGroups;
-    sumPartialsKernel<<<static_cast<unsigned>((elems + 31) / 32), 32 * groups, 0, stream>>>(spec, elems, split);
-    return cudaGetLastError();
+    return launchKernel(sumPartialsKernel, dim3(static_cast<unsigned>((elems + 31) / 32)), dim3(32 * groups), 0, stream, spec,
+                        elems, split);
 }
 
 cudaError_t launchC2CPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream) {

@@ -15,6 +15,7 @@
 
 #include "common.cuh"
 #include "dft_pass.h"
+#include "pdl.cuh"
 
 namespace turbofno {
 namespace cuda {
@@ -141,6 +142,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
             return ok ? zB[off] : make_float2(0.f, 0.f);
         }
     };
+    gridDependencyWait();  // everything above is index set-up: overlaps the previous kernel's tail (pdl.cuh)
     Raw pre[Tile::RB];
 #pragma unroll
     for (int r = 0; r < Tile::RB; ++r) pre[r] = loadB(kBegin, r);
@@ -208,6 +210,7 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
         }
     }
 
+    allowDependentLaunch();
     // ---- epilogue ----
 #pragma unroll
     for (int j = 0; j < 4; ++j) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common.cuh"
+#include "pdl.cuh"
 #include "plan.h"
 
 namespace turbofno {
@@ -293,8 +294,10 @@ __global__ void __launch_bounds__(kThreads) spectralForwardKernel(Geometry g, co
             }
         }
         // the first __syncthreads in forwardBody orders these writes before any read
+        gridDependencyWait();  // the tables above overlap the previous kernel's tail (pdl.cuh)
         forwardBody<T, LEAD>(g, x, specIn, xs, ts, rtw, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});
     } else {
+        gridDependencyWait();
         forwardBody<T, LEAD>(g, x, specIn, xs, ts, nullptr, ComputedTwiddle{}, ComputedTwiddle{}, ComputedTwiddle{});
     }
 }

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "common.cuh"
+#include "pdl.cuh"
 #include "plan.h"
 
 namespace turbofno {
@@ -320,8 +321,10 @@ __global__ void __launch_bounds__(kThreads) spectralInverseKernel(Geometry g, co
         if (LEAD >= 2) fillTwiddleTable(tab1, g.S[1]);
         fillTwiddleTable(tabd, g.Sd);
         __syncthreads();
+        gridDependencyWait();  // the tables above overlap the previous kernel's tail (pdl.cuh)
         inverseBody<T, LEAD>(g, specOut, bias, y, ys, zs, ctw, TableTwiddle{tab0}, TableTwiddle{tab1}, TableTwiddle{tabd});
     } else {
+        gridDependencyWait();
         inverseBody<T, LEAD>(g, specOut, bias, y, ys, zs, nullptr, ComputedTwiddle{}, ComputedTwiddle{}, ComputedTwiddle{});
     }
 }

@@ -26,30 +26,20 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
     cudaError_t err;
 
     const int64_t fwdBlocks = static_cast<int64_t>(g.N) * g.Cin * g.fTilesK3 * g.fTilesKL;
-    const int mixOutPerBlock = kMixOut * g.mixWarps, mixThreads = 32 * g.mixWarps;
-    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
-                              ((g.N + g.mixBatch - 1) / g.mixBatch);  // mode tiles x output tiles x batch chunks
     const int64_t invBlocks = static_cast<int64_t>(g.N) * g.Cout * ((g.A + g.iRows - 1) / g.iRows);
     constexpr int64_t kMaxGridX = 2147483647;
-    if (fwdBlocks > kMaxGridX || mixBlocks > kMaxGridX || invBlocks > kMaxGridX || g.split > 65535) {
-        return cudaErrorInvalidConfiguration;
-    }
+    if (fwdBlocks > kMaxGridX || invBlocks > kMaxGridX || g.split > 65535) return cudaErrorInvalidConfiguration;
 
-    static std::atomic<unsigned long long> fwdDone{0}, invDone{0}, mixDone{0};
-    if ((err = allowSmem(spectralMixKernel<T>, plan.mixSmem, mixDone)) != cudaSuccess) return err;
+    static std::atomic<unsigned long long> fwdDone{0}, invDone{0};
     if ((err = allowSmem(spectralForwardKernel<T, LEAD>, plan.fwdSmem, fwdDone)) != cudaSuccess) return err;
-    spectralForwardKernel<T, LEAD><<<dim3(static_cast<unsigned>(fwdBlocks), g.split), kThreads, plan.fwdSmem, stream>>>(
-        g, static_cast<const T*>(x), specIn);
-    if ((err = cudaGetLastError()) != cudaSuccess) return err;
-
-    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), mixThreads, plan.mixSmem, stream>>>(
-        g, specIn, static_cast<const T*>(weight), specOut);
-    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    if ((err = launchKernel(spectralForwardKernel<T, LEAD>, dim3(static_cast<unsigned>(fwdBlocks), g.split), dim3(kThreads),
+                            plan.fwdSmem, stream, g, static_cast<const T*>(x), specIn)) != cudaSuccess)
+        return err;
+    if ((err = launchMixing<T>(plan, specIn, static_cast<const T*>(weight), specOut, stream)) != cudaSuccess) return err;
 
     if ((err = allowSmem(spectralInverseKernel<T, LEAD>, plan.invSmem, invDone)) != cudaSuccess) return err;
-    spectralInverseKernel<T, LEAD><<<static_cast<unsigned>(invBlocks), kThreads, plan.invSmem, stream>>>(
-        g, specOut, static_cast<const T*>(bias), static_cast<T*>(y));
-    return cudaGetLastError();
+    return launchKernel(spectralInverseKernel<T, LEAD>, dim3(static_cast<unsigned>(invBlocks)), dim3(kThreads), plan.invSmem,
+                        stream, g, static_cast<const float2*>(specOut), static_cast<const T*>(bias), static_cast<T*>(y));
 }
 
 }  // namespace cuda

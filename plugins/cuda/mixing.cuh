@@ -7,8 +7,12 @@
 // The forward row-split partials are summed here while staging X.
 #pragma once
 
+#include <atomic>
+
 #include "common.cuh"
+#include "pdl.cuh"
 #include "plan.h"
+#include "smem_limit.h"
 
 namespace turbofno {
 namespace cuda {
@@ -27,8 +31,27 @@ constexpr int kMixMaxThreads = 256;
 constexpr int kMixOut = 2;        // output channels per thread
 constexpr int kMixMaxBatch = 8;   // register accumulators per output
 constexpr int kMixLoads = 8;      // staged rows per thread per round (loads in flight)
+constexpr int kMixRing = kMixRingDepth;  // weight-ring depth (plan.h): input channels in flight per thread
+static_assert(kMixOut == 2, "mixRingBytes (plan.h) counts two output channels per thread");
 
+// Weight ring (g.mixRing): each thread copies its own weights of input channel i + kMixRing - 1 into
+// shared memory (cp.async, no registers held) while it computes channel i, so the weight stream runs
+// continuously across the X staging barriers instead of stalling once per unrolled group. Only the
+// thread that copies a slot reads it, so no barrier guards the ring.
+
+// 2 * sizeof(T) bytes from global to shared memory, zero-filled when !valid (src stays a valid address).
 template <typename T>
+__device__ __forceinline__ void copyComplexAsync(T* dstShared, const T* src, bool valid) {
+    constexpr int kBytes = 2 * sizeof(T);
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dstShared));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(kBytes), "r"(valid ? kBytes : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void commitAsync() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void waitAsync() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+template <typename T, bool RING>
 __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry g, const float2* __restrict__ specIn,
                                                                      const T* __restrict__ w, float2* __restrict__ specOut) {
     extern __shared__ float4 mixSmem[];
@@ -48,6 +71,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     const size_t K = static_cast<size_t>(g.Kall);
     const size_t partStride = static_cast<size_t>(g.N) * g.Cin * K;
     const int o0 = (oTile * nWarps + warp) * kMixOut;
+    gridDependencyWait();  // the spectrum comes from the previous kernel (pdl.cuh)
 
     if (g.separable) {
         // Cout == Cin; this thread owns channels o0, o0 + 1; no shared memory, no barriers.
@@ -87,6 +111,23 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     }
 
     const bool oOk0 = mOk && o0 < g.Cout, oOk1 = mOk && o0 + 1 < g.Cout;
+    // weight ring (RING): slot s of this thread holds input channel s's two weights (kMixOut == 2)
+    T* ring = reinterpret_cast<T*>(xs + static_cast<size_t>(g.mixBatch) * g.mixIn * 32);
+    const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
+    const T* wRing = w + ((static_cast<size_t>(min(o0, g.Cout - 1))) * K + mc) * 2;
+    const size_t wSecond = (static_cast<size_t>(min(o0 + 1, g.Cout - 1)) - min(o0, g.Cout - 1)) * K * 2;
+    auto ringSlot = [&](int i, int q) { return ring + ((static_cast<size_t>(i % kMixRing) * kMixOut + q) * blockDim.x + threadIdx.x) * 2; };
+    auto issueRing = [&](int i) {  // always one commit group per call, so wait counts stay uniform
+        if (i < g.Cin) {
+            const T* src = wRing + static_cast<size_t>(i) * wStep;
+            copyComplexAsync(ringSlot(i, 0), src, oOk0);
+            copyComplexAsync(ringSlot(i, 1), src + wSecond, oOk1);
+        }
+        commitAsync();
+    };
+    if constexpr (RING) {
+        for (int i = 0; i < kMixRing - 1; ++i) issueRing(i);
+    }
     for (int n0 = nBegin; n0 < nEnd; n0 += g.mixBatch) {  // one step: a block owns one batch chunk
         const int nb = nEnd - n0;
         float2 acc[kMixMaxBatch][kMixOut];
@@ -126,11 +167,18 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
             }
             __syncthreads();
             const T* wp = w + ((static_cast<size_t>(i0) * g.Cout + o0) * K + mc) * 2;
-            const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
 #pragma unroll 8
             for (int ii = 0; ii < ni; ++ii, wp += wStep) {
-                const float2 w0 = oOk0 ? loadComplex<T>(wp) : make_float2(0.f, 0.f);
-                const float2 w1 = oOk1 ? loadComplex<T>(wp + K * 2) : make_float2(0.f, 0.f);
+                float2 w0, w1;
+                if constexpr (RING) {
+                    issueRing(i0 + ii + kMixRing - 1);
+                    waitAsync<kMixRing - 1>();  // channel i0 + ii has landed
+                    w0 = loadComplex<T>(ringSlot(i0 + ii, 0));
+                    w1 = loadComplex<T>(ringSlot(i0 + ii, 1));
+                } else {
+                    w0 = oOk0 ? loadComplex<T>(wp) : make_float2(0.f, 0.f);
+                    w1 = oOk1 ? loadComplex<T>(wp + K * 2) : make_float2(0.f, 0.f);
+                }
 #pragma unroll
                 for (int b = 0; b < kMixMaxBatch; ++b) {
                     if (b < nb) {
@@ -141,6 +189,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
                 }
             }
         }
+        allowDependentLaunch();
         if (mOk) {
 #pragma unroll
             for (int b = 0; b < kMixMaxBatch; ++b) {
@@ -153,6 +202,25 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
             }
         }
     }
+}
+
+// The mixing launch of both algorithms: specIn [N][Cin][Kall] (g.split partials) -> specOut.
+template <typename T>
+cudaError_t launchMixing(const Plan& plan, const float2* specIn, const T* weight, float2* specOut, cudaStream_t stream) {
+    const Geometry& g = plan.g;
+    const int mixOutPerBlock = kMixOut * g.mixWarps;
+    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
+                              ((g.N + g.mixBatch - 1) / g.mixBatch);  // mode tiles x output tiles x batch chunks
+    if (mixBlocks > 2147483647LL) return cudaErrorInvalidConfiguration;
+    static std::atomic<unsigned long long> doneClassic{0}, doneRing{0};
+    const dim3 grid(static_cast<unsigned>(mixBlocks)), block(32 * g.mixWarps);
+    cudaError_t err;
+    if (g.mixRing) {
+        if ((err = allowSmem(spectralMixKernel<T, true>, plan.mixSmem, doneRing)) != cudaSuccess) return err;
+        return launchKernel(spectralMixKernel<T, true>, grid, block, plan.mixSmem, stream, g, specIn, weight, specOut);
+    }
+    if ((err = allowSmem(spectralMixKernel<T, false>, plan.mixSmem, doneClassic)) != cudaSuccess) return err;
+    return launchKernel(spectralMixKernel<T, false>, grid, block, plan.mixSmem, stream, g, specIn, weight, specOut);
 }
 
 }  // namespace cuda

@@ -20,6 +20,7 @@ int modeGroups(int k) {
 size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 
 std::atomic<int> gAlgoOverride{-1};
+std::atomic<int> gMixRingOverride{-1};
 
 }  // namespace
 
@@ -145,6 +146,9 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         if (!(mixRows <= 16 * (g.mixWarps / 2) || staged <= (16u << 20))) break;
         g.mixWarps /= 2;
     }
+    const int ringForced = gMixRingOverride.load(std::memory_order_relaxed);
+    g.mixRing = g.separable ? 0 : (ringForced >= 0 ? ringForced : 1);
+    if (g.mixRing) plan.mixSmem += mixRingBytes(32 * g.mixWarps);
 
     const size_t kall = static_cast<size_t>(g.Kall);
     plan.specInOffset = 0;
@@ -181,6 +185,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 }
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 size_t workspaceBound(const core::SpectralConvShape& maxShape) {
     // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.

@@ -16,7 +16,10 @@ constexpr int kThreads = 128;  // fused-plane kernels run 128-thread blocks (sep
 constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
 constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
-constexpr size_t kSmemBudget = 96 * 1024;  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
+constexpr size_t kSmemBudget = 96 * 1024;
+constexpr int kMixRingDepth = 8;           // mixing weight ring: input channels in flight per thread (mixing.cuh)
+// Shared memory of that ring: depth x 2 output channels x threads x one complex (8 B, any element type).
+constexpr size_t mixRingBytes(int threads) { return static_cast<size_t>(kMixRingDepth) * 2 * threads * 8; }  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
 
 // The view the kernels take of a d-dimensional problem: every plane (n, c) is A "rows" of length Sd
 // (the last axis); the d-1 leading axes are flattened into the row index. Leading axis j keeps
@@ -55,6 +58,7 @@ struct Geometry {
     // mixBatch x mixIn spectra per step
     int mixBatch = 1, mixIn = 1;
     int mixWarps = 8;
+    int mixRing = 0;       // 1: weights stream through a per-thread cp.async ring (mixing.cuh)
 };
 
 // The algorithms a layer can run with (chosen per shape by chooseAlgorithm in plan.cpp):
@@ -66,6 +70,8 @@ enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
 // For tests and benchmarks (tests/gpu/tfno_capi.cpp): -1 the planner's choice, 0 fused plane,
 // 1 separable (a forced algorithm that cannot run the shape falls back to the other one).
 void setAlgorithmOverride(int mode);
+// Likewise for the mixing kernel's weight ring: -1 the planner's choice, 0 off, 1 on.
+void setMixRingOverride(int mode);
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;

@@ -18,8 +18,7 @@ cudaError_t launchPassTile(const DftPass& p, const void* src, void* dst, const T
     constexpr int BN = PassTile<BM>::BN;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + BN - 1) / BN), static_cast<unsigned>((p.M + BM - 1) / BM),
                     static_cast<unsigned>((p.K + p.kPerSplit - 1) / p.kPerSplit));
-    dftPassKernel<KIND, BM, T><<<grid, kPassThreads, 0, stream>>>(p, src, dst, bias);
-    return cudaGetLastError();
+    return launchKernel(dftPassKernel<KIND, BM, T>, grid, dim3(kPassThreads), 0, stream, p, src, dst, bias);
 }
 
 // One pass: dispatch on its tile rows (passTileM's values: 16, 32 for real passes, up to 64 for C2C).
@@ -76,17 +75,10 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
     if ((err = launchSumPartials(static_cast<float2*>(buffer(Buffer::kSpecIn)), sp.fwd[sp.nFwd - 1].pass.cSplitStride, sp.split,
                                  stream)) != cudaSuccess)
         return err;
-    const Geometry& g = plan.g;  // mixing fields (g.split == 1: the partials are summed)
-    const int mixOutPerBlock = kMixOut * g.mixWarps;
-    const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
-                              ((g.N + g.mixBatch - 1) / g.mixBatch);
-    if (mixBlocks > 2147483647LL) return cudaErrorInvalidConfiguration;
-    static std::atomic<unsigned long long> mixDone{0};
-    if ((err = allowSmem(spectralMixKernel<T>, plan.mixSmem, mixDone)) != cudaSuccess) return err;
-    spectralMixKernel<T><<<static_cast<unsigned>(mixBlocks), 32 * g.mixWarps, plan.mixSmem, stream>>>(
-        g, static_cast<const float2*>(buffer(Buffer::kSpecIn)), static_cast<const T*>(weight),
-        static_cast<float2*>(buffer(Buffer::kSpecOut)));
-    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    // mixing (plan.g.split == 1 here: the partials are summed)
+    if ((err = launchMixing<T>(plan, static_cast<const float2*>(buffer(Buffer::kSpecIn)), static_cast<const T*>(weight),
+                               static_cast<float2*>(buffer(Buffer::kSpecOut)), stream)) != cudaSuccess)
+        return err;
 
     for (int i = 0; i < sp.nInv; ++i)
         if ((err = run(sp.inv[i])) != cudaSuccess) return err;

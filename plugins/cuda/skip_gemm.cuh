@@ -5,6 +5,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "pdl.cuh"
 
 namespace turbofno {
 namespace cuda {
@@ -23,6 +24,7 @@ __global__ void __launch_bounds__(256) skipGemmKernel(const T* __restrict__ x, c
     const int p0 = blockIdx.x * kSkipTile, o0 = blockIdx.y * kSkipTile, n = blockIdx.z;
     const T* xn = x + static_cast<size_t>(n) * Cin * P;
     float acc[4][4] = {};
+    gridDependencyWait();  // x and y may belong to the previous kernel (pdl.cuh)
     for (int c0 = 0; c0 < Cin; c0 += kSkipK) {
         __syncthreads();
 #pragma unroll
@@ -51,6 +53,7 @@ __global__ void __launch_bounds__(256) skipGemmKernel(const T* __restrict__ x, c
                 for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
     }
+    allowDependentLaunch();
     T* yn = y + static_cast<size_t>(n) * Cout * P;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -69,9 +72,8 @@ cudaError_t launchSkipGemm(const void* x, const void* w, void* y, int N, int Cin
     if (N > 65535 || (Cout + kSkipTile - 1) / kSkipTile > 65535) return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((P + kSkipTile - 1) / kSkipTile), static_cast<unsigned>((Cout + kSkipTile - 1) / kSkipTile),
                     static_cast<unsigned>(N));
-    skipGemmKernel<T><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y), Cin,
-                                                Cout, static_cast<int>(P));
-    return cudaGetLastError();
+    return launchKernel(skipGemmKernel<T>, grid, dim3(256), 0, stream, static_cast<const T*>(x), static_cast<const T*>(w),
+                        static_cast<T*>(y), Cin, Cout, static_cast<int>(P));
 }
 
 }  // namespace cuda

@@ -5,6 +5,7 @@ set(TURBOFNO_CUDA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/plan_separable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dft_c2c.cu
   ${CMAKE_CURRENT_LIST_DIR}/workspace.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pdl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch.cu
   ${CMAKE_CURRENT_LIST_DIR}/inst_f32.cu
   ${CMAKE_CURRENT_LIST_DIR}/inst_f16.cu

@@ -25,6 +25,8 @@ def lib():
         _lib.tfno_launch.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_size_t, ctypes.c_void_p]
         _lib.tfno_destroy.argtypes = [ctypes.c_void_p]
         _lib.tfno_set_algo.argtypes = [ctypes.c_int]
+        _lib.tfno_set_pdl.argtypes = [ctypes.c_int]
+        _lib.tfno_set_mix_ring.argtypes = [ctypes.c_int]
     return _lib
 
 
@@ -37,6 +39,12 @@ def set_path(path: str) -> None:
     kernels) or 'separable' (per-axis passes). A forced algorithm that cannot run a shape falls back
     to the other one."""
     lib().tfno_set_algo(PATHS[path])
+
+
+def set_tuning(pdl: int = -1, mix_ring: int = -1) -> None:
+    """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp)."""
+    lib().tfno_set_pdl(pdl)
+    lib().tfno_set_mix_ring(mix_ring)
 
 
 def _i64(vals):

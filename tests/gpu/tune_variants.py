@@ -1,0 +1,97 @@
+"""Compare the kernel's tuning switches at the benchmark shapes (GPU machine, one call):
+
+    python3 tests/gpu/tune_variants.py [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+
+For every fp32 shape: PyTorch CUDA-graph replay and our layer (planner's algorithm) with each
+combination of programmatic dependent launch (pdl) and the mixing weight ring (ring), as CUDA graphs
+of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model) and of
+one call; rel-L2 of every variant against a float64 layer, output poisoned with NaN first.
+Writes tune_variants.json / .md into --out.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "gpu"))
+sys.path.insert(0, str(ROOT / "bench"))
+from gpu_bench import TorchSpectral, bench, graph_of, rel  # noqa: E402
+from tfno import Layer, set_path, set_tuning  # noqa: E402
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+VARIANTS = [(0, 0), (1, 0), (0, 1), (1, 1)]  # (pdl, ring)
+
+
+def reps_graph(fn, reps):
+    return graph_of(lambda: [fn() for _ in range(reps)])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(ROOT / "bench" / "configs" / "gpu.json"))
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--out", default=".")
+    args = ap.parse_args()
+    cfg = json.loads(Path(args.config).read_text())
+    iters, warm, R = 50, 10, args.reps
+    rows = []
+    set_path("auto")
+    for spec in cfg["shapes"]:
+        B, C, S, m = spec["B"], spec["C"], list(spec["S"]), spec["m"]
+        d = len(S)
+        low, high, K = [m] * d, [m] * (d - 1) + [0], [2 * m] * (d - 1) + [m]
+        torch.manual_seed(0)
+        x = torch.randn(B, C, *S, device="cuda")
+        w = torch.randn(C, C, *K, 2, device="cuda") / C
+        b = torch.randn(C, device="cuda")
+        wc = torch.complex(w[..., 0], w[..., 1])
+        bshape = (1, C) + (1,) * d
+        with torch.no_grad():
+            ref = TorchSpectral(wc.to(torch.complex128), S, m)(x.double()) + b.double().view(bshape)
+            mod = TorchSpectral(wc, S, m)
+            fn = lambda: mod(x) + b.view(bshape)  # noqa: E731
+            g = reps_graph(fn, R)
+            r = dict(shape=f"{B}×{C}×{'×'.join(map(str, S))} m{m}", torch_graph_ms=bench(g.replay, iters, warm) / R)
+            del g
+        layer = Layer(x.shape, w.shape, True, low, high)
+        y = torch.empty_like(x)
+        for pdl, ring in VARIANTS:
+            set_tuning(pdl, ring)
+            tag = f"pdl{pdl}_ring{ring}"
+            y.fill_(float("nan"))
+            layer(x, w, b, y)
+            torch.cuda.synchronize()
+            r[f"{tag}_err"] = rel(y, ref)
+            g = reps_graph(lambda: layer(x, w, b, y), R)
+            r[f"{tag}_ms"] = bench(g.replay, iters, warm) / R
+            del g
+            g = graph_of(lambda: layer(x, w, b, y))
+            r[f"{tag}_1call_ms"] = bench(g.replay, iters, warm)
+            del g
+        set_tuning(-1, -1)
+        rows.append(r)
+        print(json.dumps(r), flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tune_variants.json").write_text(json.dumps(rows, indent=1))
+    head = "| shape | torch graph | " + " | ".join(f"pdl{p} ring{q}" for p, q in VARIANTS) + " | best vs torch | max err |"
+    lines = [f"Per-layer ms, CUDA graph of {R} back-to-back calls (/ {R}); 1-call graph in parentheses.", "", head,
+             "|" + "---|" * (len(VARIANTS) + 4)]
+    for r in rows:
+        cells = [f"{r[f'pdl{p}_ring{q}_ms']:.4f} ({r[f'pdl{p}_ring{q}_1call_ms']:.4f})" for p, q in VARIANTS]
+        best = min(r[f"pdl{p}_ring{q}_ms"] for p, q in VARIANTS)
+        err = max(r[f"pdl{p}_ring{q}_err"] for p, q in VARIANTS)
+        lines.append(f"| {r['shape']} | {r['torch_graph_ms']:.4f} | " + " | ".join(cells) +
+                     f" | {r['torch_graph_ms'] / best:.2f}× | {err:.1e} |")
+    (out / "tune_variants.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
