@@ -147,7 +147,11 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         g.mixWarps /= 2;
     }
     const int ringForced = gMixRingOverride.load(std::memory_order_relaxed);
-    g.mixRing = g.separable ? 0 : (ringForced >= 0 ? ringForced : 1);
+    // The weight ring pays once a thread has enough multiply-add steps (batch items x input channels)
+    // to amortise its prologue: measured at 6952a68 (tests/gpu/logs/dev_pdl_ring_6952a68) 1-7 % faster
+    // from 1x64x128x128 m32 up to 8x256x1024 m256, 7 % slower at 1x32x64x64 m16 and 1x8x48x48 m12.
+    const bool ringPays = static_cast<int64_t>(g.mixBatch) * g.Cin >= 64;
+    g.mixRing = g.separable ? 0 : (ringForced >= 0 ? ringForced : (ringPays ? 1 : 0));
     if (g.mixRing) plan.mixSmem += mixRingBytes(32 * g.mixWarps);
 
     const size_t kall = static_cast<size_t>(g.Kall);

@@ -182,6 +182,33 @@ void testChains() {
     checkChain(makeShape({5, 6, 7}, {4, 3, 3}, 1, 1, 1));
 }
 
+// The mixing kernel: the weight ring runs where a thread has >= 64 multiply-add steps (batch chunk x
+// input channels), never for separable weights, and its shared memory stays within the budget.
+void testMixing(std::mt19937_64& rng) {
+    auto plan = [](const core::SpectralConvShape& s, bool separable = false) {
+        core::SpectralConvAttrs a = makeAttrs({1}, {0});
+        a.separable = separable ? 1 : 0;
+        return cuda::makePlan(s, separable ? &a : nullptr);
+    };
+    expect(plan(makeShape({64, 64}, {32, 16}, 1, 64, 64)).g.mixRing == 1, "ring at 1x64x64x64 (64 steps)");
+    expect(plan(makeShape({1024}, {256}, 8, 256, 256)).g.mixRing == 1, "ring at 8x256x1024");
+    expect(plan(makeShape({64, 64}, {32, 16}, 1, 32, 32)).g.mixRing == 0, "no ring at 1x32x64x64 (32 steps)");
+    expect(plan(makeShape({48, 48}, {24, 12}, 1, 8, 8)).g.mixRing == 0, "no ring at 1x8x48x48");
+    expect(plan(makeShape({1024}, {256}, 8, 256, 256), true).g.mixRing == 0, "no ring for separable weights");
+    auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    int bad = 0;
+    for (int it = 0; it < 2000; ++it) {
+        const int64_t S = uni(4, 400);
+        const core::SpectralConvShape s = makeShape({S}, {uni(1, S / 2 + 1)}, uni(1, 40), uni(1, 600), uni(1, 600));
+        const cuda::Plan p = plan(s);
+        const bool rule = static_cast<int64_t>(p.g.mixBatch) * p.g.Cin >= 64;
+        if (p.g.mixRing != (rule ? 1 : 0) || p.mixSmem > cuda::kSmemBudget) {
+            if (++bad <= 5) std::printf("  ring %d smem %zu: %s\n", p.g.mixRing, p.mixSmem, name(s).c_str());
+        }
+    }
+    expect(bad == 0, "ring rule and mixing shared memory <= budget (2000 random shapes)");
+}
+
 // Random shapes: bytes(s) <= bound(max) for s <= max, and bytes is monotone in every size.
 void testWorkspaceBound(std::mt19937_64& rng) {
     auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -237,6 +264,7 @@ int main() {
     testChains();
     testResampling();
     testFusedLayer();
+    testMixing(rng);
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;
