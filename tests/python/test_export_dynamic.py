@@ -120,6 +120,73 @@ def test_clipped_modes_keep_the_size_static_with_the_reason(tmp_path):
     assert not (tmp_path / "c2.onnx").exists()
 
 
+# --- torch failing with symbolic sizes (issue 11: torch 2.11's torch.onnx, GuardOnDataDependentSymNode) ---
+
+class GuardOnDataDependentSymNode(RuntimeError):
+    """Stands in for torch's error of that name (the exporter reports the innermost cause)."""
+
+
+def _fail_with_symbolic_spatial(monkeypatch, step: str) -> list:
+    """Make `step` fail, as torch does, whenever spatial axes are symbolic; returns per call whether they were."""
+    calls = []
+    owner, name = (torch.export, "export") if step == "torch.export" else (torch.onnx, "export")
+    real = getattr(owner, name)
+
+    def fake(*args, **kwargs):
+        if step == "torch.export":
+            spatial = any(set(spec) - {0} for spec in kwargs["dynamic_shapes"] or () if spec)
+        else:
+            program = args[0]
+            x = next(n for n in program.graph.nodes if n.name == program.graph_signature.user_inputs[0])
+            spatial = any(not isinstance(d, int) for d in x.meta["val"].shape[1:])
+        calls.append(spatial)
+        if not spatial:
+            return real(*args, **kwargs)
+        try:
+            raise GuardOnDataDependentSymNode("Could not guard on data-dependent expression u0*u2 < 1\n(more)")
+        except GuardOnDataDependentSymNode as inner:
+            raise RuntimeError("\x1b[96mFailed to decompose\x1b[0m the FX graph for ONNX compatibility.") from inner
+
+    monkeypatch.setattr(owner, name, fake)
+    return calls
+
+
+def _small_fno():
+    torch.manual_seed(0)
+    return FNO(n_modes=(4, 4), in_channels=1, out_channels=1, hidden_channels=4, n_layers=1).eval()
+
+
+@pytest.mark.parametrize("step", ["torch.export", "torch.onnx.export"])
+def test_torch_failing_with_symbolic_sizes_falls_back_to_static(tmp_path, monkeypatch, step):
+    calls = _fail_with_symbolic_spatial(monkeypatch, step)
+    path = tmp_path / "f.onnx"
+    with pytest.warns(RuntimeWarning, match=f"spatial axes fixed to the example's sizes: {step} failed"):
+        report = export(_small_fno(), torch.randn(1, 1, 16, 12), path, verbose=False)
+    assert calls == [True, False]                        # symbolic first, then the static retry
+    reason = report.axes.static_reason
+    assert reason == (f"{step} failed with symbolic spatial sizes (torch {torch.__version__}): RuntimeError, caused "
+                      "by GuardOnDataDependentSymNode: Could not guard on data-dependent expression u0*u2 < 1")
+    assert f"spatial axes fixed to the example's sizes: {reason}" in report.summary()
+    assert report.axes.dynamic == [[0]] and report.validation.passed
+    dims = _input_dims(path)
+    assert isinstance(dims[0], str) and dims[1:] == [1, 16, 12], dims
+
+
+@pytest.mark.parametrize("step", ["torch.export", "torch.onnx.export"])
+def test_torch_failing_with_symbolic_sizes_when_they_are_required(tmp_path, monkeypatch, step):
+    calls = _fail_with_symbolic_spatial(monkeypatch, step)
+    path = tmp_path / "r.onnx"
+    with pytest.raises(ExportError) as info:
+        export(_small_fno(), torch.randn(1, 1, 16, 12), path, verbose=False, dynamic_spatial=True)
+    msg = str(info.value)
+    assert calls == [True]
+    assert msg.startswith(f"dynamic_spatial=True, but {step} failed with symbolic spatial sizes (torch "), msg
+    assert "GuardOnDataDependentSymNode: Could not guard on data-dependent expression u0*u2 < 1" in msg
+    assert "\nnext step: export with dynamic_spatial=False" in msg and "another torch version" in msg
+    assert isinstance(info.value.__cause__.__cause__, GuardOnDataDependentSymNode)   # torch's error kept
+    assert not path.exists()
+
+
 # --- classic (Li et al.) and PhysicsNeMo ------------------------------------------------------------
 
 def test_classic_paper_model_runs_at_other_resolutions(tmp_path):
