@@ -71,12 +71,19 @@ class DynamicGridEmbedding(nn.Module):
 # --- domain padding ----------------------------------------------------------------------------------
 
 def _round_half_even(num, den: int):
-    """round(num / den) like Python's round (ties to even), num a (symbolic) int >= 0, den > 0, branch-free."""
+    """round(num / den) like Python's round (ties to even), num a (symbolic) int >= 0, den > 0, branch-free.
+
+    Written as `half_down + Max(0, odd - r)`: two sympy atoms, each >= 0 by its value range. torch's
+    symbolic shapes can then prove, without hints, that the unpadding slice lies within the padded axis
+    (start p >= 0, padded size - 2p == size, whatever sympy form a reshape gave the padded size). A
+    bound it cannot prove makes the slice's size data-dependent: torch.onnx (2.11) decomposes the
+    graph with backed_size_oblivious and then fails ("Could not guard on data-dependent expression").
+    """
     t = 2 * num + den
-    q = t // (2 * den)            # round half up
+    half_down = (t - 1) // (2 * den)
     r = t % (2 * den)             # 0 exactly on a tie
-    tie = 1 - torch.sym_min(r, 1) if isinstance(r, torch.SymInt) else int(r == 0)
-    return q - (q % 2) * tie      # a tie rounded up to an odd number goes down to the even one
+    # on a tie (r == 0) an odd half_down goes up to the even neighbour: + max(0, 1 - 0); else + 0 (r >= 1)
+    return half_down + torch.sym_max(0, half_down % 2 - r)
 
 
 def padding_fraction(p: float, path: str, module) -> Fraction:

@@ -218,15 +218,22 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
                           + "\n  ".join(leftovers) + "\nregister a converter for its class "
                           "(turbofno.export.register_converter) or pass allow_fft=True to export them as ONNX DFT")
 
+    names = dict(opset=opset, input_names=input_names, output_names=output_names)
     with progress.step("torch.onnx.export"):
         try:
-            with _quiet():
-                onnx_program = torch.onnx.export(
-                    program, trace.trace_inputs(inputs, dynamic_batch), dynamo=True, custom_translation_table=torch_op.onnx_translation_table(),
-                    opset_version=opset, input_names=input_names, output_names=output_names, verbose=False)
-        except Exception as err:  # noqa: BLE001
-            raise ExportError(f"torch.onnx.export failed: {err}") from err
-    proto = onnx_program.model_proto
+            proto = _to_onnx(program, inputs, dynamic_batch, **names)
+        except ExportError as err:
+            if not report.axes.any_spatial():
+                raise
+            # torch.onnx re-traces the program with its own shape rules (torch 2.11: data-dependent sizes
+            # where torch.export had none): in the default mode a static file beats no file
+            reason = trace.torch_failure("torch.onnx.export", err.__cause__)
+            if dynamic_spatial:
+                raise trace.refused(reason, torch_failed=True) from err.__cause__
+            program, report.axes = trace.trace(work, inputs, dynamic_batch=dynamic_batch, dynamic_spatial=False,
+                                               fixed=[])
+            trace.fell_back(report.axes, reason)
+            proto = _to_onnx(program, inputs, dynamic_batch, **names)
     _check_proto(proto)
     report.input_names = [i.name for i in proto.graph.input]
     report.node_counts = count_nodes(proto)
@@ -246,6 +253,18 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
             report.fused, report.fusion_notes = _fuse.fuse(proto, feeds, layer_rtol=layer_rtol)
         report.node_counts = count_nodes(proto)
     return proto
+
+
+def _to_onnx(program, inputs, dynamic_batch, *, opset, input_names, output_names):
+    """torch.onnx.export of the traced program; ExportError (caused by torch's error) on failure."""
+    try:
+        with _quiet():
+            return torch.onnx.export(
+                program, trace.trace_inputs(inputs, dynamic_batch), dynamo=True,
+                custom_translation_table=torch_op.onnx_translation_table(), opset_version=opset,
+                input_names=input_names, output_names=output_names, verbose=False).model_proto
+    except Exception as err:  # noqa: BLE001
+        raise ExportError(f"torch.onnx.export failed: {err}") from err
 
 
 def _fixed_size_layers(converted) -> list:

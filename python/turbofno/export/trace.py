@@ -9,13 +9,14 @@ that would freeze a symbolic size without a guard are swapped while tracing (sym
 from __future__ import annotations
 
 import contextlib
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
 import torch
 
 from turbofno.export import dynamic, symbolic_ops
-from turbofno.export.errors import ExportError
+from turbofno.export.errors import ExportError, brief
 
 
 @dataclass
@@ -104,6 +105,28 @@ def _export(model, inputs, dynamic_batch, free):
                                    dynamic_shapes=_dynamic_shapes(inputs, dynamic_batch, free), strict=False)
 
 
+def refused(reason: str, torch_failed: bool = False) -> ExportError:
+    """The error when dynamic_spatial=True but the spatial axes cannot be symbolic, with the next step."""
+    step = "export with dynamic_spatial=False (CLI: --static-spatial; one file per input resolution)"
+    if torch_failed:
+        step += ("; the default dynamic_spatial=None does that by itself and states this reason in the report. "
+                 "The failure is inside torch: another torch version may trace the model with symbolic sizes")
+    return ExportError(f"dynamic_spatial=True, but {reason}\nnext step: {step}")
+
+
+def torch_failure(step: str, err: BaseException) -> str:
+    """The reason for static spatial axes when `step` (torch.export, torch.onnx.export) failed with
+    symbolic spatial sizes."""
+    return f"{step} failed with symbolic spatial sizes (torch {torch.__version__}): {brief(err)}"
+
+
+def fell_back(axes: Axes, reason: str) -> None:
+    """Record that the spatial axes are static after a torch failure, and warn: the caller asked for the
+    default (dynamic where possible) and gets a file that runs at the example's size only."""
+    axes.static_reason = reason
+    warnings.warn(f"turbofno.export: spatial axes fixed to the example's sizes: {reason}", RuntimeWarning)
+
+
 def trace(model, inputs: tuple, *, dynamic_batch: bool, dynamic_spatial: Optional[bool],
           fixed: list) -> tuple[torch.export.ExportedProgram, Axes]:
     """Export `model`. dynamic_spatial: True (required), None (when possible), False (never).
@@ -117,8 +140,7 @@ def trace(model, inputs: tuple, *, dynamic_batch: bool, dynamic_spatial: Optiona
     if spatial and fixed:
         axes.static_reason = "; ".join(fixed)
         if dynamic_spatial:
-            raise ExportError(f"dynamic_spatial=True, but {axes.static_reason}; export with dynamic_spatial=False "
-                              "(one file per input resolution)")
+            raise refused(axes.static_reason)
         spatial = False
     free = None
     if spatial:
@@ -126,29 +148,31 @@ def trace(model, inputs: tuple, *, dynamic_batch: bool, dynamic_spatial: Optiona
             model, axes.replaced = dynamic.prepare(model)
         except dynamic.DynamicUnsupported as err:
             if dynamic_spatial:
-                raise ExportError(f"dynamic_spatial=True, but {err}; export with dynamic_spatial=False") from err
+                raise refused(str(err)) from err
             axes.static_reason = str(err)
         else:
             free = free_axes(model, inputs)
             if not any(free):
                 axes.static_reason = "the PyTorch model itself fails at any other spatial size"
                 if dynamic_spatial:
-                    raise ExportError(f"dynamic_spatial=True, but {axes.static_reason}; export with "
-                                      "dynamic_spatial=False")
+                    raise refused(axes.static_reason)
     try:
         program = _export(model, inputs, dynamic_batch, free)
     except Exception as err:  # noqa: BLE001 - re-raised with context, or retried without spatial axes
-        if not free or dynamic_spatial:
+        if not free:
             raise ExportError(f"torch.export failed on the converted model: {err}") from err
+        reason = torch_failure("torch.export", err)
+        if dynamic_spatial:
+            raise refused(reason, torch_failed=True) from err
         try:
             program = _export(model, inputs, dynamic_batch, None)
         except Exception as err2:  # noqa: BLE001
             raise ExportError(f"torch.export failed on the converted model: {err2}") from err2
-        axes.static_reason = f"torch.export failed with symbolic spatial sizes ({type(err).__name__}: {err})"
+        fell_back(axes, reason)
     axes.dynamic = _symbolic_axes(program, len(inputs))
     if free and not axes.any_spatial() and not axes.static_reason:
         axes.static_reason = ("the model computes with its spatial sizes as Python numbers, so torch.export fixed "
                               "them (see docs/exporter.md, 'Dynamic spatial sizes')")
         if dynamic_spatial:
-            raise ExportError(f"dynamic_spatial=True, but {axes.static_reason}; export with dynamic_spatial=False")
+            raise refused(axes.static_reason)
     return program, axes
