@@ -9,6 +9,7 @@ set(TURBOFNO_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_select.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gelu_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_portable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx512.cpp
