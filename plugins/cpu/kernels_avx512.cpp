@@ -13,6 +13,7 @@
 
 #include "activation.h"
 #include "gelu_avx512.h"
+#include "skip_kernels.h"
 #include "half.h"
 #include "kernels.h"
 
@@ -304,55 +305,6 @@ TFNO_AVX512 void activationAvx512(const float* src, float* dst, int64_t count, i
         geluErfAvx512(src, dst, count);
     else
         applyActivation(src, dst, count, activation);
-}
-
-// Skip epilogue (kernels.h, SkipEpilogueFn): per 32-column panel, X into a contiguous K x 32 panel
-// (a later panel prefetched), every 8-row tile accumulated into C, then the panel's activation from L1
-// into Y (gelu and identity in registers here, the others through applyActivation per row).
-TFNO_AVX512 void skipEpilogueAvx512(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X,
-                                    int64_t ldx, float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation,
-                                    bool streamY) {
-    float* panel = gemmPackBuffer(K * kNr);
-    const bool gelu = activation == static_cast<int32_t>(core::Activation::kGeluErf);
-    const bool inRegs = gelu || activation == static_cast<int32_t>(core::Activation::kIdentity);
-    const bool stream = streamY && Y;
-    __m512 tab[kGeluRegs512];
-    if (gelu) loadGeluTable512(tab);
-    for (int64_t j0 = 0; j0 < N; j0 += kNr) {
-        const int64_t cols = std::min<int64_t>(kNr, N - j0);
-        const __mmask16 m0 = firstLanes(cols), m1 = firstLanes(cols > 16 ? cols - 16 : 0);
-        for (int64_t p = 0; p < K; ++p) {  // zero-padded past column N
-            const float* src = X + p * ldx + j0;
-            _mm512_store_ps(panel + p * kNr, _mm512_maskz_loadu_ps(m0, src));
-            _mm512_store_ps(panel + p * kNr + 16, _mm512_maskz_loadu_ps(m1, src + 16));
-            // 4 panels ahead into L2 (L1 holds W, this panel and C's column); never faults
-            _mm_prefetch(reinterpret_cast<const char*>(src + 4 * kNr), _MM_HINT_T1);
-            _mm_prefetch(reinterpret_cast<const char*>(src + 4 * kNr + 16), _MM_HINT_T1);
-        }
-        for (int64_t i0 = 0; i0 < M; i0 += kMr) {
-            const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
-            if (cols > 16)
-                tileRows<2>(rows, K, W + i0 * ldw, ldw, panel, kNr, C + i0 * ldc + j0, ldc, m0, m1, nullptr, false, true);
-            else
-                tileRows<1>(rows, K, W + i0 * ldw, ldw, panel, kNr, C + i0 * ldc + j0, ldc, m0, m1, nullptr, false, true);
-        }
-        for (int64_t o = 0; o < M; ++o) {
-            float* c = C + o * ldc + j0;
-            float* y = Y ? Y + o * ldy + j0 : c;
-            if (!inRegs) {
-                applyActivation(c, y, cols, activation);
-                continue;
-            }
-            __m512 v0 = _mm512_maskz_loadu_ps(m0, c), v1 = _mm512_maskz_loadu_ps(m1, c + 16);
-            if (gelu) {
-                v0 = geluErf16(v0, tab);
-                if (cols > 16) v1 = geluErf16(v1, tab);
-            }
-            storeC(y, m0, v0, stream);
-            if (cols > 16) storeC(y + 16, m1, v1, stream);
-        }
-    }
-    if (stream) _mm_sfence();
 }
 
 }  // namespace

@@ -130,7 +130,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tProd = takeT(2 * slab);
     p.tWeight = takeT(p.convert ? kMaxMacRows * 2 * p.mixModes : 0);
     const int64_t chunk = p.chunkRows * p.chunkCols;
-    p.tOut = takeT(p.skip ? p.cout * chunk : 0);
+    p.tOut = takeT(p.skip ? p.cout * sumsStride(chunk) : 0);
     p.tXc = takeT(p.skip && p.convert ? p.cin * chunk : 0);
     p.tLast = takeT(p.pairFwd || p.pairInv ? kLastScratchFloats : 0);
     p.threadFloats = align16(t);

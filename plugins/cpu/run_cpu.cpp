@@ -187,7 +187,8 @@ struct Run {
         const int64_t nr = std::min(plan.chunkRows, plan.rows - r0), cc = std::min(plan.chunkCols, Sd - c0);
         const int64_t len = nr * cc, p0 = r0 * Sd + c0;  // a contiguous span of points (cc == S_d or nr == 1)
         float* t = thread(worker);
-        float* sums = t + plan.tOut;  // [Cout][len]
+        float* sums = t + plan.tOut;  // [Cout][len], row stride ldSums
+        const int64_t ldSums = cpu::sumsStride(len);
         const float* xb;
         int64_t ldx;
         const float* skipW;
@@ -214,20 +215,20 @@ struct Run {
             const int64_t lda = plan.rank == 1 ? plan.specStride : cols;
             float* dst = sums + (r - r0) * cc;
             if (plan.pairInv)  // whole rows (cc == S_d)
-                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, a, lda, plan.cout, dst, len, bias, 1, false,
-                                     t + plan.tLast);
+                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, a, lda, plan.cout, dst, ldSums, bias, 1,
+                                     false, t + plan.tLast);
             else
-                kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, dst, len, bias, 1, false,
-                           false);
+                kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, dst, ldSums, bias, 1,
+                           false, false);
         }
         // sums += W_skip x, y = act(sums) (converted: in place, then stored)
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
         const int64_t y0 = n * plan.cout * plan.points + p0;
         float* y = plan.convert ? nullptr : static_cast<float*>(params.y) + y0;
-        kern.skipEpilogue(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, len, y, plan.points, act, true);
+        kern.skipEpilogue(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, ldSums, y, plan.points, act, true);
         if (plan.convert)
             for (int64_t o = 0; o < plan.cout; ++o)
-                cpu::storeFromFloat(sums + o * len, params.dtype, len,
+                cpu::storeFromFloat(sums + o * ldSums, params.dtype, len,
                                     static_cast<uint16_t*>(params.y) + y0 + o * plan.points);
     }
 };
