@@ -48,6 +48,17 @@ using FloatToHalfFn = void (*)(const float* src, int64_t count, uint16_t* dst);
 // Same arithmetic on every ISA (activation.h), vectorized by the compiler per table.
 using ActivationFn = void (*)(const float* src, float* dst, int64_t count, int32_t activation);
 
+// The skip layer's epilogue on a chunk of points (run_cpu.cpp, skipEpilogue): for o < M, j < N
+//   C[o][j] += sum_{i<K} W[o][i] X[i][j],  then Y[o][j] = act(C[o][j])  (Y == nullptr: in place in C)
+// Row-major with leading dimensions. C holds the spectral part plus bias on entry and the
+// pre-activation sums on return; `activation` is a core::Activation value. The SIMD versions go
+// column panel by column panel (X copied into a contiguous panel, then every row tile, then the
+// activation of that panel while it is in L1), so X is read once and Y written once, non-temporally
+// with streamY (full aligned vectors).
+using SkipEpilogueFn = void (*)(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X,
+                                int64_t ldx, float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation,
+                                bool streamY);
+
 struct CpuKernels {
     const char* name;  // "avx512", "avx2" or "portable"
     SgemmFn sgemm;
@@ -58,6 +69,7 @@ struct CpuKernels {
     HalfToFloatFn halfToFloat;
     FloatToHalfFn floatToHalf;
     ActivationFn activation;
+    SkipEpilogueFn skipEpilogue;
 };
 
 // SIMD tables: x86-64 with GCC or Clang (per-function target attributes, __builtin_cpu_supports).

@@ -101,12 +101,14 @@ TFNO_AVX2 void sgemmAvx2(int64_t M, int64_t N, int64_t K, const float* A, int64_
     if (pack) {
         const int64_t panels = (N + kNr - 1) / kNr;
         packed = gemmPackBuffer(panels * K * kNr);
-        for (int64_t pnl = 0; pnl < panels; ++pnl) {
-            const int64_t j0 = pnl * kNr, cols = std::min<int64_t>(kNr, N - j0);
-            float* dst = packed + pnl * K * kNr;
-            for (int64_t p = 0; p < K; ++p) {
-                for (int64_t c = 0; c < cols; ++c) dst[p * kNr + c] = B[p * ldb + j0 + c];
-                for (int64_t c = cols; c < kNr; ++c) dst[p * kNr + c] = 0.0f;
+        // Row by row (each B row read in address order: prefetch-friendly), zero-padded past column N.
+        for (int64_t p = 0; p < K; ++p) {
+            for (int64_t pnl = 0; pnl < panels; ++pnl) {
+                const int64_t j0 = pnl * kNr, cols = std::min<int64_t>(kNr, N - j0);
+                const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
+                float* dst = packed + (pnl * K + p) * kNr;
+                _mm256_store_ps(dst, _mm256_maskload_ps(B + p * ldb + j0, m0));
+                _mm256_store_ps(dst + 8, _mm256_maskload_ps(B + p * ldb + j0 + 8, m1));
             }
         }
     }
@@ -299,11 +301,43 @@ TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32
     applyActivation(src, dst, count, activation);
 }
 
+// Skip epilogue (kernels.h, SkipEpilogueFn): per 16-column panel, X into a contiguous K x 16 panel
+// (next panel prefetched), every 6-row tile accumulated into C, then the panel's activation.
+TFNO_AVX2 void skipEpilogueAvx2(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X,
+                                int64_t ldx, float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation,
+                                bool /*streamY*/) {
+    float* panel = gemmPackBuffer(K * kNr);
+    for (int64_t j0 = 0; j0 < N; j0 += kNr) {
+        const int64_t cols = std::min<int64_t>(kNr, N - j0);
+        const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
+        for (int64_t p = 0; p < K; ++p) {  // zero-padded past column N
+            const float* src = X + p * ldx + j0;
+            _mm256_store_ps(panel + p * kNr, _mm256_maskload_ps(src, m0));
+            _mm256_store_ps(panel + p * kNr + 8, _mm256_maskload_ps(src + 8, m1));
+            _mm_prefetch(reinterpret_cast<const char*>(src + kNr), _MM_HINT_T0);  // never faults
+        }
+        for (int64_t i0 = 0; i0 < M; i0 += kMr) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
+            const float* w = W + i0 * ldw;
+            float* c = C + i0 * ldc + j0;
+            if (cols == kNr)
+                tileRows<2, false>(rows, K, w, ldw, panel, kNr, c, ldc, m0, m1, nullptr, false, true);
+            else if (cols > 8)
+                tileRows<2, true>(rows, K, w, ldw, panel, kNr, c, ldc, m0, m1, nullptr, false, true);
+            else
+                tileRows<1, true>(rows, K, w, ldw, panel, kNr, c, ldc, m0, m1, nullptr, false, true);
+        }
+        for (int64_t o = 0; o < M; ++o)
+            applyActivation(C + o * ldc + j0, (Y ? Y + o * ldy : C + o * ldc) + j0, cols, activation);
+    }
+}
+
 }  // namespace
 
 CpuKernels avx2Kernels() {
-    return {"avx2",         sgemmAvx2,       pairPanelAvx2,   pairFoldAvx2,   pairUnfoldAvx2,
-            complexMacAvx2, halfToFloatAvx2, floatToHalfAvx2, activationAvx2};
+    return {"avx2",           sgemmAvx2,       pairPanelAvx2,   pairFoldAvx2,
+            pairUnfoldAvx2,   complexMacAvx2,  halfToFloatAvx2, floatToHalfAvx2,
+            activationAvx2,   skipEpilogueAvx2};
 }
 
 }  // namespace cpu

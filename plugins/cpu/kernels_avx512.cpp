@@ -12,6 +12,8 @@
 #include <cstdint>
 
 #include "activation.h"
+#include "gelu_avx512.h"
+#include "skip_kernels.h"
 #include "half.h"
 #include "kernels.h"
 
@@ -99,12 +101,14 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
     if (pack) {
         const int64_t panels = (N + kNr - 1) / kNr;
         packed = gemmPackBuffer(panels * K * kNr);
-        for (int64_t pnl = 0; pnl < panels; ++pnl) {
-            const int64_t j0 = pnl * kNr, cols = std::min<int64_t>(kNr, N - j0);
-            float* dst = packed + pnl * K * kNr;
-            for (int64_t p = 0; p < K; ++p) {
-                for (int64_t c = 0; c < cols; ++c) dst[p * kNr + c] = B[p * ldb + j0 + c];
-                for (int64_t c = cols; c < kNr; ++c) dst[p * kNr + c] = 0.0f;
+        // Row by row (each B row read in address order: prefetch-friendly), zero-padded past column N.
+        for (int64_t p = 0; p < K; ++p) {
+            for (int64_t pnl = 0; pnl < panels; ++pnl) {
+                const int64_t j0 = pnl * kNr, cols = std::min<int64_t>(kNr, N - j0);
+                const __mmask16 m0 = firstLanes(cols), m1 = firstLanes(cols > 16 ? cols - 16 : 0);
+                float* dst = packed + (pnl * K + p) * kNr;
+                _mm512_store_ps(dst, _mm512_maskz_loadu_ps(m0, B + p * ldb + j0));
+                _mm512_store_ps(dst + 16, _mm512_maskz_loadu_ps(m1, B + p * ldb + j0 + 16));
             }
         }
     }
@@ -285,15 +289,30 @@ TFNO_AVX512 void floatToHalfAvx512(const float* src, int64_t count, uint16_t* ds
     for (; i < count; ++i) dst[i] = floatToHalf(src[i]);
 }
 
+TFNO_AVX512 void geluErfAvx512(const float* src, float* dst, int64_t count) {
+    __m512 tab[kGeluRegs512];
+    loadGeluTable512(tab);
+    int64_t i = 0;
+    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(dst + i, geluErf16(_mm512_loadu_ps(src + i), tab));
+    if (i < count) {
+        const __mmask16 m = firstLanes(count - i);
+        _mm512_mask_storeu_ps(dst + i, m, geluErf16(_mm512_maskz_loadu_ps(m, src + i), tab));
+    }
+}
+
 TFNO_AVX512 void activationAvx512(const float* src, float* dst, int64_t count, int32_t activation) {
-    applyActivation(src, dst, count, activation);
+    if (activation == static_cast<int32_t>(core::Activation::kGeluErf))
+        geluErfAvx512(src, dst, count);
+    else
+        applyActivation(src, dst, count, activation);
 }
 
 }  // namespace
 
 CpuKernels avx512Kernels() {
-    return {"avx512",         sgemmAvx512,       pairPanelAvx512,   pairFoldAvx512,   pairUnfoldAvx512,
-            complexMacAvx512, halfToFloatAvx512, floatToHalfAvx512, activationAvx512};
+    return {"avx512",           sgemmAvx512,       pairPanelAvx512,   pairFoldAvx512,
+            pairUnfoldAvx512,   complexMacAvx512,  halfToFloatAvx512, floatToHalfAvx512,
+            activationAvx512,   skipEpilogueAvx512};
 }
 
 }  // namespace cpu

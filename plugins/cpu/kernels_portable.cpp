@@ -83,11 +83,18 @@ void activationPortable(const float* src, float* dst, int64_t count, int32_t act
     applyActivation(src, dst, count, activation);
 }
 
+void skipEpiloguePortable(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X, int64_t ldx,
+                          float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation, bool /*streamY*/) {
+    sgemmPortable(M, N, K, W, ldw, X, ldx, C, ldc, nullptr, 1, false, true);
+    for (int64_t o = 0; o < M; ++o) applyActivation(C + o * ldc, Y ? Y + o * ldy : C + o * ldc, N, activation);
+}
+
 }  // namespace
 
 CpuKernels portableKernels() {
-    return {"portable",         sgemmPortable,       pairPanelPortable,   pairFoldPortable,   pairUnfoldPortable,
-            complexMacPortable, halfToFloatPortable, floatToHalfPortable, activationPortable};
+    return {"portable",          sgemmPortable,       pairPanelPortable,   pairFoldPortable,
+            pairUnfoldPortable,  complexMacPortable,  halfToFloatPortable, floatToHalfPortable,
+            activationPortable,  skipEpiloguePortable};
 }
 
 }  // namespace cpu

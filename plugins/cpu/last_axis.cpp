@@ -39,10 +39,11 @@ void forwardLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* t
 }
 
 void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* src, int64_t lds,
-                     int64_t M, float* y, const float* bias, int64_t rowsPerBias, bool streamY, float* scratch) {
+                     int64_t M, float* y, int64_t ldy, const float* bias, int64_t rowsPerBias, bool streamY,
+                     float* scratch) {
     const int64_t S = plan.T[plan.rank - 1], H = inversePairs(S), N = 2 * H, k = plan.k;  // output length
     if (!plan.pairInv) {
-        kern.sgemm(M, S, 2 * k, src, lds, table, S, y, S, bias, rowsPerBias, streamY, false);
+        kern.sgemm(M, S, 2 * k, src, lds, table, S, y, ldy, bias, rowsPerBias, streamY, false);
         return;
     }
     constexpr int64_t kBlockPanels = 2 * kLastPairs / kPairPanel;
@@ -57,7 +58,7 @@ void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* t
                                scratch + kPairPanel * (q - q0), kLastLd, false);
             for (int64_t r = 0; r < mr; ++r) {
                 const float* ab = scratch + r * kLastLd;  // (A_t, B_t) at ab[2 (t - t0)]
-                float* yr = y + (r0 + r) * S;
+                float* yr = y + (r0 + r) * ldy;
                 const float b0 = bias ? bias[(r0 + r) / rowsPerBias] : 0.0f;
                 if (t0 == 0) yr[0] = ab[0] + ab[1] + b0;
                 if (lo < t1) kern.pairUnfold(ab + 2 * (lo - t0), S, lo, t1, b0, yr);
@@ -70,7 +71,7 @@ void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* t
             const float* z = src + i * lds;
             float acc = bias ? bias[i / rowsPerBias] : 0.0f;
             for (int64_t m = 0; m < k; ++m) acc += nyq[m] * z[2 * m];
-            y[i * S + S / 2] = acc;
+            y[i * ldy + S / 2] = acc;
         }
     }
 }

@@ -42,10 +42,12 @@ void forwardLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* t
                      float* dst, int64_t ldd, float* scratch);
 
 // src: M rows of k interleaved complex values (row stride lds) -> y: M rows of T samples (T = the
-// output length plan.T[d-1], S unless output_size is set; row stride T), plus bias[i / rowsPerBias] on row i when bias != nullptr. table: plan.offInvLast's
-// (plan.pairInv). streamY: y is the layer output (non-temporal stores where the kernel can).
+// output length plan.T[d-1], S unless output_size is set; row stride ldy >= T), plus
+// bias[i / rowsPerBias] on row i when bias != nullptr. table: plan.offInvLast's (plan.pairInv).
+// streamY: y is the layer output (non-temporal stores where the kernel can).
 void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* src, int64_t lds,
-                     int64_t M, float* y, const float* bias, int64_t rowsPerBias, bool streamY, float* scratch);
+                     int64_t M, float* y, int64_t ldy, const float* bias, int64_t rowsPerBias, bool streamY,
+                     float* scratch);
 
 }  // namespace cpu
 }  // namespace turbofno

@@ -92,7 +92,9 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     int64_t off = 0;
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
     p.pairFwd = pairedForward(p.S[d - 1], p.k);
-    p.pairInv = !p.skip && pairedInverse(p.T[d - 1], p.k);  // the skip epilogue reads the plain table
+    // The skip epilogue pairs its chunks' rows when they are whole rows; column chunks of long rows
+    // read the plain table.
+    p.pairInv = pairedInverse(p.T[d - 1], p.k) && (!p.skip || p.chunkCols == p.S[d - 1]);
     p.offFwdLast = take((p.pairFwd ? pairCount(p.S[d - 1]) : p.S[d - 1]) * 2 * p.k);
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
     for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.T[j] * p.K[j]);
@@ -128,7 +130,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tProd = takeT(2 * slab);
     p.tWeight = takeT(p.convert ? kMaxMacRows * 2 * p.mixModes : 0);
     const int64_t chunk = p.chunkRows * p.chunkCols;
-    p.tOut = takeT(p.skip ? p.cout * chunk : 0);
+    p.tOut = takeT(p.skip ? p.cout * sumsStride(chunk) : 0);
     p.tXc = takeT(p.skip && p.convert ? p.cin * chunk : 0);
     p.tLast = takeT(p.pairFwd || p.pairInv ? kLastScratchFloats : 0);
     p.threadFloats = align16(t);

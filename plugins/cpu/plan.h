@@ -64,11 +64,18 @@ struct CpuPlan {
     int64_t threadFloats = 0;                // per-thread scratch, a multiple of 16
     // Offsets inside one thread's scratch.
     int64_t tConv = 0, tBig = 0, tBufA = 0, tBufB = 0, tProd = 0, tWeight = 0, tLast = 0;
-    int64_t tOut = 0;                        // skip: [Cout][chunk] sums before the activation
+    int64_t tOut = 0;                        // skip: [Cout][sumsStride(chunk)] sums before the activation
     int64_t tXc = 0;                         // skip, converted inputs: [Cin][chunk] x in fp32
     int64_t workFloats = 0;                  // size of the work region (a multiple of 16)
     bool tooLarge = false;                   // over kMaxPlanFloats: the kernel refuses the shape
 };
+
+// Row stride (floats) of the skip epilogue's [Cout][len] sums: len rounded up to an odd multiple of
+// 16 floats (64 bytes), so that the rows of a register tile do not share L1 sets.
+inline int64_t sumsStride(int64_t len) {
+    const int64_t ld = (len + 15) / 16 * 16;
+    return (ld / 16) % 2 == 0 ? ld + 16 : ld;
+}
 
 // The kernel's size limit (docs/op.md, "CPU limits"): the tables, and the tables plus the per-call
 // buffers, must each stay within 2^32 floats (16 GiB).

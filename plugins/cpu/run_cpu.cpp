@@ -153,8 +153,8 @@ struct Run {
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
-        cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out, bias,
-                             plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out,
+                             plan.T[plan.rank - 1], bias, plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
         if (act != 0) kern.activation(out, out, count * plan.pointsOut, act);  // the block is still in cache
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.pointsOut, static_cast<uint16_t*>(params.y) + first);
@@ -163,9 +163,9 @@ struct Run {
     // --- With a skip weight the inverse runs in two passes, so that the skip GEMM sees all Cout
     // output channels of a chunk of points at once (x is read once, y written once):
     // 1. inverseLast (d > 1): Ys -> Last[n][r][o][2k], the spectra before the last-axis inverse,
-    //    output channel innermost so that one GEMM covers every channel of a row;
-    // 2. skipEpilogue: per chunk, sums = W_skip x + bias, += the last-axis inverse of Last, then
-    //    y = act(sums), converted and stored.
+    //    output channel innermost so that one last-axis inverse covers every channel of a row;
+    // 2. skipEpilogue: per chunk, sums = the last-axis inverse of Last + bias (paired when the
+    //    chunk holds whole rows), += W_skip x, then y = act(sums), converted and stored.
 
     // Task: output channel o of batch n (task = n * Cout + o).
     void inverseLast(int64_t task, int worker) const {
@@ -187,8 +187,8 @@ struct Run {
         const int64_t nr = std::min(plan.chunkRows, plan.rows - r0), cc = std::min(plan.chunkCols, Sd - c0);
         const int64_t len = nr * cc, p0 = r0 * Sd + c0;  // a contiguous span of points (cc == S_d or nr == 1)
         float* t = thread(worker);
-        float* sums = t + plan.tOut;  // [Cout][len]
-        // sums = W_skip x + bias
+        float* sums = t + plan.tOut;  // [Cout][len], row stride ldSums
+        const int64_t ldSums = cpu::sumsStride(len);
         const float* xb;
         int64_t ldx;
         const float* skipW;
@@ -207,25 +207,29 @@ struct Run {
             skipW = static_cast<const float*>(params.skipWeight);
             if (params.shape.hasBias) bias = static_cast<const float*>(params.bias);
         }
-        kern.sgemm(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, len, bias, 1, false, false);
-        // sums += last-axis inverse, one GEMM over all channels per row
+        // sums = last-axis inverse + bias, one product over all channels per row: Last[n][r] (rank 1:
+        // the spectra Ys[n]) holds the Cout rows of 2k values.
         for (int64_t r = r0; r < r0 + nr; ++r) {
             const float* a = plan.rank == 1 ? ys() + n * plan.cout * plan.specStride
                                             : base + plan.offLast + (n * plan.rows + r) * plan.cout * cols;
             const int64_t lda = plan.rank == 1 ? plan.specStride : cols;
-            kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, sums + (r - r0) * cc, len,
-                       nullptr, 1, false, true);
+            float* dst = sums + (r - r0) * cc;
+            if (plan.pairInv)  // whole rows (cc == S_d)
+                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, a, lda, plan.cout, dst, ldSums, bias, 1,
+                                     false, t + plan.tLast);
+            else
+                kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, dst, ldSums, bias, 1,
+                           false, false);
         }
+        // sums += W_skip x, y = act(sums) (converted: in place, then stored)
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
-        for (int64_t o = 0; o < plan.cout; ++o) {
-            const int64_t at = (n * plan.cout + o) * plan.points + p0;
-            if (plan.convert) {
-                kern.activation(sums + o * len, sums + o * len, len, act);
-                cpu::storeFromFloat(sums + o * len, params.dtype, len, static_cast<uint16_t*>(params.y) + at);
-            } else {
-                kern.activation(sums + o * len, static_cast<float*>(params.y) + at, len, act);
-            }
-        }
+        const int64_t y0 = n * plan.cout * plan.points + p0;
+        float* y = plan.convert ? nullptr : static_cast<float*>(params.y) + y0;
+        kern.skipEpilogue(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, ldSums, y, plan.points, act, true);
+        if (plan.convert)
+            for (int64_t o = 0; o < plan.cout; ++o)
+                cpu::storeFromFloat(sums + o * ldSums, params.dtype, len,
+                                    static_cast<uint16_t*>(params.y) + y0 + o * plan.points);
     }
 };
 

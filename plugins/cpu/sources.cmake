@@ -9,9 +9,11 @@ set(TURBOFNO_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_select.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gelu_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_portable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx512.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/skip_avx512.cpp
 )
 # The activations (activation.h) are branch-free selects that GCC if-converts into vector blends only
 # when it may assume FP operations do not trap (AVX-512 masks work either way; AVX2 and SSE need
@@ -20,4 +22,5 @@ set_source_files_properties(
   ${CMAKE_CURRENT_LIST_DIR}/kernels_portable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx512.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/skip_avx512.cpp
   PROPERTIES COMPILE_OPTIONS "$<$<CXX_COMPILER_ID:GNU,Clang>:-fno-trapping-math>")

@@ -1,5 +1,6 @@
 // core::CpuTableCache: a small LRU of DFT table sets keyed by what the tables depend on (rank,
-// input and output spatial sizes, kept modes, low-block sizes, norm), bounded by entry count and bytes.
+// input and output spatial sizes, kept modes, low-block sizes, norm, last-axis table layouts), bounded
+// by entry count and bytes.
 #include "table_cache.h"
 
 #include <algorithm>
@@ -13,16 +14,18 @@
 namespace turbofno {
 namespace cpu {
 
-// What the tables depend on.
+// What the tables depend on (the layouts of the last-axis tables too: the plan pairs the inverse
+// of a skip layer only when its epilogue chunks hold whole rows).
 struct TableKey {
     int32_t rank = 0;
+    bool pairFwd = false, pairInv = false;
     int64_t S[core::kMaxRank] = {};
     int64_t T[core::kMaxRank] = {};
     int64_t K[core::kMaxRank] = {};
     int32_t low[core::kMaxRank] = {};
     core::FftNorm norm = core::FftNorm::kBackward;  // its scale is folded into the inverse tables
     bool operator==(const TableKey& o) const {
-        if (rank != o.rank || norm != o.norm) return false;
+        if (rank != o.rank || norm != o.norm || pairFwd != o.pairFwd || pairInv != o.pairInv) return false;
         for (int j = 0; j < rank; ++j)
             if (S[j] != o.S[j] || T[j] != o.T[j] || K[j] != o.K[j] || low[j] != o.low[j]) return false;
         return true;
@@ -34,6 +37,8 @@ namespace {
 TableKey keyOf(const CpuPlan& plan, const core::SpectralConvAttrs& attrs) {
     TableKey k;
     k.rank = plan.rank;
+    k.pairFwd = plan.pairFwd;
+    k.pairInv = plan.pairInv;
     k.norm = attrs.norm;
     for (int j = 0; j < plan.rank; ++j) {
         k.S[j] = plan.S[j];
