@@ -50,6 +50,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-fuse", action="store_true",
                    help="keep plain SpectralConv nodes (do not fold each layer's 1x1 skip, bias and activation "
                         "into the node; fused nodes need a TurboFNO library with op version 2)")
+    p.add_argument("--keep-conv", action="store_true",
+                   help="keep pointwise Conv1d nodes as Conv (default: MatMul + Add, faster in ORT's CUDA EP)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random example input")
     p.add_argument("--quiet", action="store_true", help="print only errors")
     p.set_defaults(func=run)
@@ -75,7 +77,8 @@ def run(args) -> int:
             model, example, args.out, dynamic_batch=not args.static_batch, dynamic_spatial=args.dynamic_spatial,
             validate=not args.no_validate,
             rtol=exporter.DEFAULT_RTOL if args.rtol is None else args.rtol, opset=args.opset,
-            verbose=not args.quiet, allow_fft=args.allow_fft, fuse=not args.no_fuse)
+            verbose=not args.quiet, allow_fft=args.allow_fft, fuse=not args.no_fuse,
+            conv1x1_as_matmul=not args.keep_conv)
     except (ExportError, loading.LoadError, FileNotFoundError) as err:
         print(f"turbofno export: error: {err}", file=sys.stderr)
         return 1

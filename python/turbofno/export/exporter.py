@@ -102,7 +102,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
            validate: bool = True, rtol: float = DEFAULT_RTOL, opset: Optional[int] = None, verbose: bool = True,
            allow_fft: bool = False, layer_rtol: float = 1e-5,
            input_names: Optional[Sequence[str]] = None, output_names: Optional[Sequence[str]] = None,
-           providers: Optional[Sequence[str]] = None, fuse: bool = True) -> ExportReport:
+           providers: Optional[Sequence[str]] = None, fuse: bool = True, conv1x1_as_matmul: bool = True) -> ExportReport:
     """Export `model` to ONNX at `path`, every recognized spectral convolution as one SpectralConv node.
 
     model          : the PyTorch model (left untouched: a deep copy on the CPU is converted).
@@ -119,6 +119,8 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     fuse           : fold each layer's 1x1 skip, bias add and activation into its SpectralConv node
                      (op version 2, see turbofno.export.fuse) where the pattern matches exactly and
                      the fused node reproduces the unfused graph; False keeps plain SpectralConv nodes.
+    conv1x1_as_matmul: write the remaining pointwise Conv1d nodes (lifting, projection, channel MLPs) as
+                     MatMul + Add (turbofno.export.conv1x1: cuDNN was the bulk of whole-model time on the GPU).
     Returns an ExportReport; raises ConversionError / ExportError / ValidationError on failure, in
     which case no file is left at `path`.
     """
@@ -149,7 +151,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
     proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch, dynamic_spatial=dynamic_spatial,
                         allow_fft=allow_fft, opset=opset, input_names=input_names, output_names=output_names,
-                        fuse=fuse, layer_rtol=layer_rtol)
+                        fuse=fuse, layer_rtol=layer_rtol, conv1x1_as_matmul=conv1x1_as_matmul)
 
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -180,7 +182,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                             proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
                                                 dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
                                                 input_names=input_names, output_names=output_names, fuse=fuse,
-                                                layer_rtol=layer_rtol)
+                                                layer_rtol=layer_rtol, conv1x1_as_matmul=conv1x1_as_matmul)
                             report.axes.static_reason = reason
                             _save(proto, tmp, path)
                             report.validation = _validate.check_onnx(
@@ -206,7 +208,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
 
 def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatial, allow_fft, opset, input_names,
-                output_names, fuse, layer_rtol):
+                output_names, fuse, layer_rtol, conv1x1_as_matmul=True):
     """torch.export + torch.onnx.export of the converted model, then the layer fusion; fills the report's
     graph facts."""
     with progress.step("torch.export"):
@@ -251,6 +253,12 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
         with progress.step("fuse skip / activation into SpectralConv"):
             feeds = {i.name: x.numpy() for i, x in zip(proto.graph.input, inputs)}
             report.fused, report.fusion_notes = _fuse.fuse(proto, feeds, layer_rtol=layer_rtol)
+        report.node_counts = count_nodes(proto)
+    if conv1x1_as_matmul:
+        from turbofno.export import conv1x1
+
+        with progress.step("pointwise Conv1d as MatMul"):
+            report.conv1x1_as_matmul = conv1x1.conv1x1_to_matmul(proto)
         report.node_counts = count_nodes(proto)
     return proto
 

@@ -16,6 +16,7 @@ class ExportReport:
     fusion_enabled: bool = False                        # export(fuse=...)
     fused: list = field(default_factory=list)           # [fuse.FusedLayer]
     fusion_notes: list = field(default_factory=list)    # matched layers left unfused, with the reason
+    conv1x1_as_matmul: int = 0                          # pointwise Conv1d nodes written as MatMul + Add
     opset: int = 0
     ir_version: int = 0
     seconds: float = 0.0
@@ -52,6 +53,8 @@ class ExportReport:
                              f"(layer check rel err {f.layer_rel_err:.2g})")
             for note in self.fusion_notes:
                 lines.append(f"    not fused: {note}")
+        if self.conv1x1_as_matmul:
+            lines.append(f"  {self.conv1x1_as_matmul} pointwise Conv1d node(s) written as MatMul + Add")
         total = sum(self.node_counts.values())
         counts = ", ".join(f"{k.split('::')[-1] if k.startswith('::') else k} x{n}"
                            for k, n in sorted(self.node_counts.items(), key=lambda kv: (-kv[1], kv[0])))
