@@ -66,7 +66,16 @@ def make_session(model: Union[str, os.PathLike, bytes], providers: Sequence | No
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
     chosen = fp32_exact_providers(list(providers) if providers else default_providers(), allow_tf32)
-    return ort.InferenceSession(model, options, providers=chosen)
+    try:
+        return ort.InferenceSession(model, options, providers=chosen)
+    except Exception as err:  # noqa: BLE001 - ORT raises its own exception types
+        if "graph capture" in str(err):
+            raise RuntimeError(
+                f"{err}\nturbofno: ORT's CUDA graph needs every node on the CUDA EP; a model exported with dynamic "
+                "spatial (or batch) axes computes its shapes on the CPU. Export it for one size with "
+                "turbofno.export(..., dynamic_batch=False, dynamic_spatial=False) (CLI: --static-batch "
+                "--static-spatial) to use enable_cuda_graph, or drop enable_cuda_graph.") from err
+        raise
 
 
 def fused_layer_error(providers: Sequence) -> str | None:
