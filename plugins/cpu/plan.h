@@ -32,6 +32,7 @@ struct CpuPlan {
     bool separable = false;
     bool convert = false;         // dtype != fp32: inputs / outputs go through fp32 scratch
     bool skip = false;            // 1x1 skip weight: the inverse runs in two passes (run_cpu.cpp)
+    bool skipFold = false;        // skip: the plain last-axis inverse folded into the skip GEMM (run_cpu.cpp)
     bool pairFwd = false;         // last-axis forward / inverse with samples t, S-t paired (last_axis.h)
     bool pairInv = false;
 

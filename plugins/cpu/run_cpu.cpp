@@ -164,8 +164,9 @@ struct Run {
     // output channels of a chunk of points at once (x is read once, y written once):
     // 1. inverseLast (d > 1): Ys -> Last[n][r][o][2k], the spectra before the last-axis inverse,
     //    output channel innermost so that one last-axis inverse covers every channel of a row;
-    // 2. skipEpilogue: per chunk, sums = the last-axis inverse of Last + bias (paired when the
-    //    chunk holds whole rows), += W_skip x, then y = act(sums), converted and stored.
+    // 2. skipEpilogue: per chunk, y = act(bias + the last-axis inverse of Last + W_skip x), converted
+    //    and stored; the inverse either folded into the skip GEMM (plan.skipFold) or computed first
+    //    into the chunk's sums (paired when the chunk holds whole rows).
 
     // Task: output channel o of batch n (task = n * Cout + o).
     void inverseLast(int64_t task, int worker) const {
@@ -207,25 +208,58 @@ struct Run {
             skipW = static_cast<const float*>(params.skipWeight);
             if (params.shape.hasBias) bias = static_cast<const float*>(params.bias);
         }
-        // sums = last-axis inverse + bias, one product over all channels per row: Last[n][r] (rank 1:
-        // the spectra Ys[n]) holds the Cout rows of 2k values.
-        for (int64_t r = r0; r < r0 + nr; ++r) {
-            const float* a = plan.rank == 1 ? ys() + n * plan.cout * plan.specStride
-                                            : base + plan.offLast + (n * plan.rows + r) * plan.cout * cols;
-            const int64_t lda = plan.rank == 1 ? plan.specStride : cols;
-            float* dst = sums + (r - r0) * cc;
-            if (plan.pairInv)  // whole rows (cc == S_d)
-                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, a, lda, plan.cout, dst, ldSums, bias, 1,
-                                     false, t + plan.tLast);
-            else
-                kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, dst, ldSums, bias, 1,
-                           false, false);
-        }
-        // sums += W_skip x, y = act(sums) (converted: in place, then stored)
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
         const int64_t y0 = n * plan.cout * plan.points + p0;
-        float* y = plan.convert ? nullptr : static_cast<float*>(params.y) + y0;
-        kern.skipEpilogue(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, ldSums, y, plan.points, act, true);
+        cpu::SkipEpilogueArgs e;
+        e.M = plan.cout;
+        e.K = plan.cin;
+        e.W = skipW;
+        e.ldw = plan.cin;
+        e.ldx = ldx;
+        e.activation = act;
+        e.streamY = !plan.convert;
+        // Converted outputs go through the sums, then to fp16 / bf16.
+        float* yf = plan.convert ? sums : static_cast<float*>(params.y) + y0;
+        e.ldy = plan.convert ? ldSums : plan.points;
+        // Last[n][r] (rank 1: the spectra Ys[n]) holds the Cout rows of 2k values of row r.
+        auto lastRow = [&](int64_t r) {
+            return plan.rank == 1 ? ys() + n * plan.cout * plan.specStride
+                                  : base + plan.offLast + (n * plan.rows + r) * plan.cout * cols;
+        };
+        const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
+        if (plan.skipFold) {
+            // y = act(bias + Last[r] Fi[:, c0..] + W_skip x), row by row: one GEMM with two products
+            e.N = cc;
+            e.K2 = cols;
+            e.ldl = ldLast;
+            e.F = tables() + plan.offInvLast + c0;
+            e.ldf = Sd;
+            e.bias = bias;
+            for (int64_t r = r0; r < r0 + nr; ++r) {
+                e.X = xb + (r - r0) * cc;
+                e.L = lastRow(r);
+                e.Y = yf + (r - r0) * cc;
+                kern.skipEpilogue(e);
+            }
+        } else {
+            // sums = last-axis inverse + bias, per row over all channels (paired on whole rows), then
+            // y = act(sums + W_skip x) over the chunk
+            for (int64_t r = r0; r < r0 + nr; ++r) {
+                float* dst = sums + (r - r0) * cc;
+                if (plan.pairInv)  // whole rows (cc == S_d)
+                    cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastRow(r), ldLast, plan.cout, dst,
+                                         ldSums, bias, 1, false, t + plan.tLast);
+                else
+                    kern.sgemm(plan.cout, cc, cols, lastRow(r), ldLast, tables() + plan.offInvLast + c0, Sd, dst,
+                               ldSums, bias, 1, false, false);
+            }
+            e.N = len;
+            e.X = xb;
+            e.C = sums;
+            e.ldc = ldSums;
+            e.Y = yf;
+            kern.skipEpilogue(e);
+        }
         if (plan.convert)
             for (int64_t o = 0; o < plan.cout; ++o)
                 cpu::storeFromFloat(sums + o * ldSums, params.dtype, len,
