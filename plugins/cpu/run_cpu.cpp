@@ -171,11 +171,9 @@ struct Run {
     // Task: output channel o of batch n (task = n * Cout + o).
     void inverseLast(int64_t task, int worker) const {
         const int64_t n = task / plan.cout, o = task % plan.cout, cols = 2 * plan.k;
-        float* slab = thread(worker) + plan.tBig;  // [rows][2k]
-        cpu::inverseAxes(plan, kern, tables(), ys() + task * plan.specStride, slab, axisScratch(worker));
-        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o) * cols;
-        for (int64_t r = 0; r < plan.rows; ++r)
-            std::copy(slab + r * cols, slab + (r + 1) * cols, last + r * plan.cout * cols);
+        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o) * cols;  // rows Cout * 2k apart
+        cpu::inverseAxes(plan, kern, tables(), ys() + task * plan.specStride, last, axisScratch(worker),
+                         plan.cout * cols);
     }
 
     // Task: points [r * S_d + c0, + cc) for r in [r0, r1) of batch n, every output channel.

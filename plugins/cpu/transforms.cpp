@@ -52,7 +52,7 @@ void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
 }
 
 void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
-                 const AxisScratch& scratch) {
+                 const AxisScratch& scratch, int64_t ldd) {
     const int d = plan.rank;
     float* bufs[2] = {scratch.bufA, scratch.bufB};
     int which = 0;
@@ -61,11 +61,13 @@ void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
         for (int i = 0; i < j; ++i) lead *= plan.T[i];
         for (int i = j + 1; i < d - 1; ++i) cols *= plan.K[i];
         const int64_t S = plan.T[j], K = plan.K[j];  // output length of this axis
-        float* out = j == d - 2 ? dst : bufs[which];
+        const bool last = j == d - 2;
+        float* out = last ? dst : bufs[which];
+        const int64_t ldo = last && ldd > 0 ? ldd : cols;  // output row stride
         which ^= 1;
         for (int64_t a = 0; a < lead; ++a) {
             stackWithTimesI(src + a * K * cols, K, cols, scratch.prod);
-            kern.sgemm(S, cols, 2 * K, tables + plan.offInvAxis[j], 2 * K, scratch.prod, cols, out + a * S * cols, cols,
+            kern.sgemm(S, cols, 2 * K, tables + plan.offInvAxis[j], 2 * K, scratch.prod, cols, out + a * S * ldo, ldo,
                        nullptr, 1, false, false);
         }
         src = out;

@@ -19,9 +19,10 @@ struct AxisScratch {
 void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
                  const AxisScratch& scratch);
 
-// src [K_1..K_{d-1}, k, 2] -> dst [T_1..T_{d-1}, 2k] (output sizes; still truncated along the last axis).
+// src [K_1..K_{d-1}, k, 2] -> dst [T_1..T_{d-1}, 2k] (output sizes; still truncated along the last axis),
+// rows of 2k values ldd floats apart (0: contiguous, ldd = 2k).
 void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
-                 const AxisScratch& scratch);
+                 const AxisScratch& scratch, int64_t ldd = 0);
 
 }  // namespace cpu
 }  // namespace turbofno
