@@ -470,6 +470,7 @@ int main() {
         {"1d S=1501 k=31 120 rows", 1, 3, 40, 5, {1501}, {31}, {0}, false, true, f32, 3},
         {"1d S=2050 k=17 separable", 1, 2, 37, 37, {2050}, {17}, {0}, true, true, f32, 2},
         {"1d long S=65536 k=64", 1, 1, 1, 2, {65536}, {64}, {0}, false, true, f32, 2},
+        {"1d paired S=2100 k=10 (20-column panel, accumulated)", 1, 2, 3, 2, {2100}, {10}, {0}, false, true, f32, 2},
         {"2d paired 20x96 k=24", 2, 2, 3, 4, {20, 96}, {3, 24}, {2, 0}, false, true, f32, 2},
         {"2d paired odd 9x97 k=30", 2, 1, 4, 3, {9, 97}, {2, 30}, {3, 0}, false, true, f32, 3},
         {"3d paired 5x6x70 k=12", 3, 2, 2, 3, {5, 6, 70}, {2, 2, 12}, {1, 2, 0}, false, true, f32, 2},
