@@ -77,6 +77,12 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
         }
         auto chunkTasks = [&p, Sd] { return p.batch * ceilDiv(p.rows, p.chunkRows) * ceilDiv(Sd, p.chunkCols); };
         while (p.chunkRows > 1 && chunkTasks() < 2 * static_cast<int64_t>(p.threads)) p.chunkRows = ceilDiv(p.chunkRows, 2);
+        // Axis-1 inverse of d == 2: ~64 GEMM columns (a few channels of 2k) per task, >= 2 tasks per thread.
+        if (d == 2) {
+            p.lastBlock = std::min(p.cout, std::max<int64_t>(1, ceilDiv(64, 2 * p.k)));
+            while (p.lastBlock > 1 && p.batch * ceilDiv(p.cout, p.lastBlock) < 2 * static_cast<int64_t>(p.threads))
+                p.lastBlock = ceilDiv(p.lastBlock, 2);
+        }
     }
 
     // The DFT tables grow like S_j * K_j: refuse (rather than overflow) absurd sizes. The rule is the
@@ -130,7 +136,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     p.tBig = takeT(block * slab);
     p.tBufA = takeT(slab);
     p.tBufB = takeT(slab);
-    p.tProd = takeT(2 * slab);
+    p.tProd = takeT(std::max(2 * slab, p.skip && d == 2 ? 2 * p.K[0] * p.lastBlock * 2 * p.k : 0));
     p.tWeight = takeT(p.convert ? kMaxMacRows * 2 * p.mixModes : 0);
     const int64_t chunk = p.chunkRows * p.chunkCols;
     p.tOut = takeT(p.skip && (!p.skipFold || p.convert) ? p.cout * sumsStride(chunk) : 0);

@@ -44,6 +44,7 @@ struct CpuPlan {
     // Skip epilogue: a task owns the points [r * S_d + c0, + chunkCols) for rows r0..r0+chunkRows-1
     // of one batch entry, all Cout channels (chunkCols == S_d, or chunkRows == 1 on long rows).
     int64_t chunkRows = 1, chunkCols = 1;
+    int64_t lastBlock = 1;        // skip, d == 2: output channels per axis-1 inverse GEMM (inverseAxis2dBlock)
 
     // The DFT tables (twiddle.h): offsets in floats from the (64-byte aligned) table base. They
     // depend on S, T, the kept modes and the norm only, so a CpuTableCache can hold them.

@@ -168,12 +168,19 @@ struct Run {
     //    and stored; the inverse either folded into the skip GEMM (plan.skipFold) or computed first
     //    into the chunk's sums (paired when the chunk holds whole rows).
 
-    // Task: output channel o of batch n (task = n * Cout + o).
+    // Task: output channels [o0, o0 + count) of batch n (d == 2: blocks of plan.lastBlock, one GEMM;
+    // else one channel per task).
     void inverseLast(int64_t task, int worker) const {
-        const int64_t n = task / plan.cout, o = task % plan.cout, cols = 2 * plan.k;
-        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o) * cols;  // rows Cout * 2k apart
-        cpu::inverseAxes(plan, kern, tables(), ys() + task * plan.specStride, last, axisScratch(worker),
-                         plan.cout * cols);
+        const int64_t block = plan.rank == 2 ? plan.lastBlock : 1, blocks = ceilDiv(plan.cout, block);
+        const int64_t n = task / blocks, o0 = (task % blocks) * block, count = std::min(block, plan.cout - o0);
+        const int64_t cols = 2 * plan.k;
+        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o0) * cols;  // rows Cout * 2k apart
+        const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
+        if (plan.rank == 2)
+            cpu::inverseAxis2dBlock(plan, kern, tables(), spec, plan.specStride, count, last, plan.cout * cols,
+                                    axisScratch(worker).prod);
+        else
+            cpu::inverseAxes(plan, kern, tables(), spec, last, axisScratch(worker), plan.cout * cols);
     }
 
     // Task: points [r * S_d + c0, + cc) for r in [r0, r1) of batch n, every output channel.
@@ -408,8 +415,8 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
         if (!(st = runStage(parallel, workers, run, &Run::mix, mixTasks)).ok) return st;
         times.mixMs = msSince(clock);
         if (plan.skip) {
-            if (plan.rank > 1 && !(st = runStage(parallel, workers, run, &Run::inverseLast, plan.batch * plan.cout)).ok)
-                return st;
+            const int64_t lastTasks = plan.batch * ceilDiv(plan.cout, plan.rank == 2 ? plan.lastBlock : 1);
+            if (plan.rank > 1 && !(st = runStage(parallel, workers, run, &Run::inverseLast, lastTasks)).ok) return st;
             const int64_t chunks = ceilDiv(plan.rows, plan.chunkRows) * ceilDiv(plan.S[plan.rank - 1], plan.chunkCols);
             if (!(st = runStage(parallel, workers, run, &Run::skipEpilogue, plan.batch * chunks)).ok) return st;
         } else if (!(st = runStage(parallel, workers, run, &Run::inverse, plan.batch * ceilDiv(plan.cout, plan.invBlock))).ok) {

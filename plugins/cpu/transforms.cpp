@@ -74,5 +74,25 @@ void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
     }
 }
 
+void inverseAxis2dBlock(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src,
+                        int64_t srcStride, int64_t count, float* dst, int64_t ldd, float* stacked) {
+    const int64_t cols = 2 * plan.k, K = plan.K[0], width = count * cols;
+    for (int64_t c = 0; c < count; ++c) {  // [Z; iZ] of channel c in columns c * cols .. + cols
+        const float* z = src + c * srcStride;
+        for (int64_t m = 0; m < K; ++m) {
+            float* re = stacked + m * width + c * cols;
+            float* im = stacked + (K + m) * width + c * cols;
+            for (int64_t i = 0; i < cols; i += 2) {
+                re[i] = z[m * cols + i];
+                re[i + 1] = z[m * cols + i + 1];
+                im[i] = -z[m * cols + i + 1];
+                im[i + 1] = z[m * cols + i];
+            }
+        }
+    }
+    kern.sgemm(plan.T[0], width, 2 * K, tables + plan.offInvAxis[0], 2 * K, stacked, width, dst, ldd, nullptr, 1, false,
+               false);
+}
+
 }  // namespace cpu
 }  // namespace turbofno
