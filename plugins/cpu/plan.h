@@ -45,6 +45,7 @@ struct CpuPlan {
     // of one batch entry, all Cout channels (chunkCols == S_d, or chunkRows == 1 on long rows).
     int64_t chunkRows = 1, chunkCols = 1;
     int64_t lastBlock = 1;        // skip, d == 2: output channels per axis-1 inverse GEMM (inverseAxis2dBlock)
+    bool blockInverseAxis = false;  // d == 2 without skip: the inverse task's channels in one axis-1 GEMM
 
     // The DFT tables (twiddle.h): offsets in floats from the (64-byte aligned) table base. They
     // depend on S, T, the kept modes and the norm only, so a CpuTableCache can hold them.

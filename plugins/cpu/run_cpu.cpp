@@ -74,6 +74,14 @@ struct Run {
             x = static_cast<const float*>(params.x) + first;
         }
         float* spec = xs() + (n * plan.cin + c0) * plan.specStride;
+        if (plan.rank == 2) {  // [S_1][count][2k], then one axis-1 GEMM for the block
+            float* lastAxis = t + plan.tBig;
+            for (int64_t c = 0; c < count; ++c)
+                cpu::forwardLastAxis(plan, kern, tables() + plan.offFwdLast, x + c * plan.points, plan.rows,
+                                     lastAxis + c * cols, count * cols, t + plan.tLast);
+            cpu::forwardAxis2dBlock(plan, kern, tables(), lastAxis, count, spec, plan.specStride, axisScratch(worker).prod);
+            return;
+        }
         // [count][R][2k]; rank 1: straight into the spectrum (one row per channel)
         float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;
         const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
@@ -139,22 +147,33 @@ struct Run {
         const int64_t cols = 2 * plan.k;
         float* t = thread(worker);
         const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
-        const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
-        int64_t ldLast = plan.specStride;
-        if (plan.rank > 1) {
-            for (int64_t o = 0; o < count; ++o)
-                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride, t + plan.tBig + o * plan.rowsOut * cols,
-                                 axisScratch(worker));
-            lastAxis = t + plan.tBig;
-            ldLast = cols;
-        }
         const float* bias = nullptr;
         if (params.shape.hasBias)
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
-        cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out,
-                             plan.T[plan.rank - 1], bias, plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        const int64_t Td = plan.T[plan.rank - 1];
+        if (plan.blockInverseAxis) {  // one axis-1 GEMM for the block into [T_1][count][2k], then per channel
+            float* lastAxis = t + plan.tBig;
+            cpu::inverseAxis2dBlock(plan, kern, tables(), spec, plan.specStride, count, lastAxis, count * cols,
+                                    axisScratch(worker).prod);
+            for (int64_t o = 0; o < count; ++o)
+                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis + o * cols, count * cols,
+                                     plan.rowsOut, out + o * plan.pointsOut, Td, bias ? bias + o : nullptr,
+                                     plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        } else {
+            const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
+            int64_t ldLast = plan.specStride;
+            if (plan.rank > 1) {
+                for (int64_t o = 0; o < count; ++o)
+                    cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride,
+                                     t + plan.tBig + o * plan.rowsOut * cols, axisScratch(worker));
+                lastAxis = t + plan.tBig;
+                ldLast = cols;
+            }
+            cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out,
+                                 Td, bias, plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        }
         if (act != 0) kern.activation(out, out, count * plan.pointsOut, act);  // the block is still in cache
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.pointsOut, static_cast<uint16_t*>(params.y) + first);

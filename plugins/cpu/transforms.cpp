@@ -94,5 +94,22 @@ void inverseAxis2dBlock(const CpuPlan& plan, const CpuKernels& kern, const float
                false);
 }
 
+void forwardAxis2dBlock(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src,
+                        int64_t count, float* dst, int64_t dstStride, float* prod) {
+    const int64_t cols = 2 * plan.k, K = plan.K[0], S = plan.S[0], width = count * cols;
+    kern.sgemm(2 * K, width, S, tables + plan.offFwdAxis[0], S, src, width, prod, width, nullptr, 1, false, false);
+    for (int64_t c = 0; c < count; ++c) {  // (P_r + Q_i, P_i - Q_r) of channel c's columns
+        float* __restrict out = dst + c * dstStride;
+        for (int64_t m = 0; m < K; ++m) {
+            const float* __restrict P = prod + m * width + c * cols;
+            const float* __restrict Q = prod + (K + m) * width + c * cols;
+            for (int64_t i = 0; i < cols; i += 2) {
+                out[m * cols + i] = P[i] + Q[i + 1];
+                out[m * cols + i + 1] = P[i + 1] - Q[i];
+            }
+        }
+    }
+}
+
 }  // namespace cpu
 }  // namespace turbofno

@@ -472,6 +472,9 @@ int main() {
         {"1d long S=65536 k=64", 1, 1, 1, 2, {65536}, {64}, {0}, false, true, f32, 2},
         {"1d paired S=2100 k=10 (20-column panel, accumulated)", 1, 2, 3, 2, {2100}, {10}, {0}, false, true, f32, 2},
         {"2d paired 20x96 k=24", 2, 2, 3, 4, {20, 96}, {3, 24}, {2, 0}, false, true, f32, 2},
+        // d = 2 axis-1 GEMMs over blocks of channels (forward always, inverse when 2k mod 16 is 1..8)
+        {"2d 24x40 k=9 5->7 (blocked axis GEMMs)", 2, 2, 5, 7, {24, 40}, {5, 9}, {4, 0}, false, true, f32, 2},
+        {"2d 24x70 k=10 6->11 out 30x66 (blocked)", 2, 1, 6, 11, {24, 70}, {4, 10}, {5, 0}, false, false, f32, 3, {30, 66}},
         {"2d paired odd 9x97 k=30", 2, 1, 4, 3, {9, 97}, {2, 30}, {3, 0}, false, true, f32, 3},
         {"3d paired 5x6x70 k=12", 3, 2, 2, 3, {5, 6, 70}, {2, 2, 12}, {1, 2, 0}, false, true, f32, 2},
         {"fp16 1d paired S=300 k=40", 1, 2, 3, 2, {300}, {40}, {0}, false, true, f16, 2},
