@@ -60,6 +60,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     // most half full (2k = 17..24, 33..40, ..: measured faster; 2k = 14 measured 5% slower, the
     // per-channel last-axis calls that follow cost more than the fuller tiles save).
     p.blockInverseAxis = d == 2 && (2 * p.k) % 16 != 0 && (2 * p.k) % 16 <= 8;
+    p.streamSkipOut = p.skip && !p.convert && p.batch * p.cout * p.pointsOut * 4 > kStreamOutBytes;
     // Mixing: a task owns the outputs Y[:, o0..o1, m0..m1] (kept in L2 while every input channel
     // is added in) and streams W[i, o0..o1, m0..m1], contiguous when the block spans all modes.
     const int64_t budget = 512 * 1024 / 8;  // complex values of Y per task

@@ -241,7 +241,7 @@ struct Run {
         e.ldw = plan.cin;
         e.ldx = ldx;
         e.activation = act;
-        e.streamY = !plan.convert;
+        e.streamY = plan.streamSkipOut;
         // Converted outputs go through the sums, then to fp16 / bf16.
         float* yf = plan.convert ? sums : static_cast<float*>(params.y) + y0;
         e.ldy = plan.convert ? ldSums : plan.points;

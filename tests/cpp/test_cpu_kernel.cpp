@@ -494,6 +494,9 @@ int main() {
         {"skip 3d paired 3x4x80 5->6 silu", 3, 2, 5, 6, {3, 4, 80}, {1, 2, 10}, {1, 1, 0}, false, true, f32, 2, {}, true, 4},
         {"skip 1d S=2000 k=24 C=64 (column chunks) gelu", 1, 1, 64, 64, {2000}, {24}, {0}, false, true, f32, 2, {}, true, 1},
         {"fp16 skip 2d paired 6x70 gelu", 2, 2, 4, 5, {6, 70}, {2, 9}, {2, 0}, false, true, f16, 2, {}, true, 1},
+        // outputs over 2 MB: the skip epilogue streams y (non-temporal stores)
+        {"skip 1d S=9000 k=8 8->64 (folded, streamed) gelu", 1, 1, 8, 64, {9000}, {8}, {0}, false, true, f32, 2, {}, true, 1},
+        {"skip 2d paired 300x128 k=9 6->16 (streamed) gelu", 2, 1, 6, 16, {300, 128}, {2, 9}, {2, 0}, false, true, f32, 2, {}, true, 1},
     };
     const uint64_t seed = turbofno_test::testSeed();
     std::mt19937 rng(static_cast<uint32_t>(seed));
