@@ -104,11 +104,11 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     int64_t off = 0;
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
     p.pairFwd = pairedForward(p.S[d - 1], p.k);
-    // Skip layers with k <= 8 fold the plain last-axis inverse into the skip GEMM (2k more
-    // multiply-adds per point, no pair product, no sums pass: measured faster at k = 7, slower at
-    // k = 13 on 64-128 channels). Otherwise the epilogue pairs its chunks' rows when they are whole
-    // rows; column chunks of long rows read the plain table.
-    p.skipFold = p.skip && p.k <= 8;
+    // Skip layers with k <= 10 fold the plain last-axis inverse into the skip GEMM (2k more
+    // multiply-adds per point, no pair product, unfold or sums pass: measured 2-4% faster at k = 7
+    // and 9 on 32 channels, 1.5% slower at k = 13 on 64). Otherwise the epilogue pairs its chunks'
+    // rows when they are whole rows; column chunks of long rows read the plain table.
+    p.skipFold = p.skip && p.k <= 10;
     p.pairInv = pairedInverse(p.T[d - 1], p.k) && (!p.skip || (!p.skipFold && p.chunkCols == p.S[d - 1]));
     p.offFwdLast = take((p.pairFwd ? pairCount(p.S[d - 1]) : p.S[d - 1]) * 2 * p.k);
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
