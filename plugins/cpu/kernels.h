@@ -49,15 +49,34 @@ using FloatToHalfFn = void (*)(const float* src, int64_t count, uint16_t* dst);
 using ActivationFn = void (*)(const float* src, float* dst, int64_t count, int32_t activation);
 
 // The skip layer's epilogue on a chunk of points (run_cpu.cpp, skipEpilogue): for o < M, j < N
-//   C[o][j] += sum_{i<K} W[o][i] X[i][j],  then Y[o][j] = act(C[o][j])  (Y == nullptr: in place in C)
-// Row-major with leading dimensions. C holds the spectral part plus bias on entry and the
-// pre-activation sums on return; `activation` is a core::Activation value. The SIMD versions go
-// column panel by column panel (X copied into a contiguous panel, then every row tile, then the
-// activation of that panel while it is in L1), so X is read once and Y written once, non-temporally
-// with streamY (full aligned vectors).
-using SkipEpilogueFn = void (*)(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X,
-                                int64_t ldx, float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation,
-                                bool streamY);
+//   Y[o][j] = act(init[o][j] + sum_{i<K} W[o][i] X[i][j] + sum_{m<K2} L[o][m] F[m][j])
+// init = C[o][j] (the spectral part plus bias, computed beforehand) when C != nullptr, else bias[o]
+// (0 without a bias); the K2 terms fold the plain last-axis inverse (L: the spectra, F: columns of
+// the inverse table) into the same sums. Row-major with leading dimensions; Y may equal C.
+// `activation` is a core::Activation value. The SIMD versions go column panel by column panel (X
+// copied into a contiguous panel, every register tile, the activation while the panel is in L1), so
+// X is read once and Y written once, non-temporally with streamY (full aligned vectors).
+struct SkipEpilogueArgs {
+    int64_t M = 0, N = 0;
+    int64_t K = 0;
+    const float* W = nullptr;
+    int64_t ldw = 0;
+    const float* X = nullptr;
+    int64_t ldx = 0;
+    int64_t K2 = 0;
+    const float* L = nullptr;
+    int64_t ldl = 0;
+    const float* F = nullptr;
+    int64_t ldf = 0;
+    const float* C = nullptr;
+    int64_t ldc = 0;
+    const float* bias = nullptr;
+    float* Y = nullptr;
+    int64_t ldy = 0;
+    int32_t activation = 0;
+    bool streamY = false;
+};
+using SkipEpilogueFn = void (*)(const SkipEpilogueArgs& args);
 
 struct CpuKernels {
     const char* name;  // "avx512", "avx2" or "portable"

@@ -302,33 +302,49 @@ TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32
 }
 
 // Skip epilogue (kernels.h, SkipEpilogueFn): per 16-column panel, X into a contiguous K x 16 panel
-// (next panel prefetched), every 6-row tile accumulated into C, then the panel's activation.
-TFNO_AVX2 void skipEpilogueAvx2(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X,
-                                int64_t ldx, float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation,
-                                bool /*streamY*/) {
-    float* panel = gemmPackBuffer(K * kNr);
-    for (int64_t j0 = 0; j0 < N; j0 += kNr) {
-        const int64_t cols = std::min<int64_t>(kNr, N - j0);
+// (next panel prefetched); per 6-row tile the Y panel starts as C (copied) or takes the bias with
+// the folded K2 product, then accumulates W X (all in L1); then the panel's activation in place.
+TFNO_AVX2 void skipEpilogueAvx2(const SkipEpilogueArgs& a) {
+    float* panel = gemmPackBuffer(a.K * kNr);
+    float rowBias[kMr];
+    for (int64_t j0 = 0; j0 < a.N; j0 += kNr) {
+        const int64_t cols = std::min<int64_t>(kNr, a.N - j0);
         const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
-        for (int64_t p = 0; p < K; ++p) {  // zero-padded past column N
-            const float* src = X + p * ldx + j0;
+        for (int64_t p = 0; p < a.K; ++p) {  // zero-padded past column N
+            const float* src = a.X + p * a.ldx + j0;
             _mm256_store_ps(panel + p * kNr, _mm256_maskload_ps(src, m0));
             _mm256_store_ps(panel + p * kNr + 8, _mm256_maskload_ps(src + 8, m1));
             _mm_prefetch(reinterpret_cast<const char*>(src + kNr), _MM_HINT_T0);  // never faults
         }
-        for (int64_t i0 = 0; i0 < M; i0 += kMr) {
-            const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
-            const float* w = W + i0 * ldw;
-            float* c = C + i0 * ldc + j0;
-            if (cols == kNr)
-                tileRows<2, false>(rows, K, w, ldw, panel, kNr, c, ldc, m0, m1, nullptr, false, true);
-            else if (cols > 8)
-                tileRows<2, true>(rows, K, w, ldw, panel, kNr, c, ldc, m0, m1, nullptr, false, true);
-            else
-                tileRows<1, true>(rows, K, w, ldw, panel, kNr, c, ldc, m0, m1, nullptr, false, true);
+        for (int64_t i0 = 0; i0 < a.M; i0 += kMr) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMr, a.M - i0));
+            float* y = a.Y + i0 * a.ldy + j0;
+            bool acc = a.C != nullptr;
+            if (a.C && a.C != a.Y)
+                for (int r = 0; r < rows; ++r) std::copy(a.C + (i0 + r) * a.ldc + j0, a.C + (i0 + r) * a.ldc + j0 + cols, y + r * a.ldy);
+            const float* rb = nullptr;
+            if (!acc && a.bias) {
+                for (int r = 0; r < rows; ++r) rowBias[r] = a.bias[i0 + r];
+                rb = rowBias;
+            }
+            // (product, B, ldb): the folded inverse (table columns, unpadded), then W X (packed panel)
+            for (int step = a.K2 > 0 ? 0 : 1; step < 2; ++step) {
+                const int64_t K = step == 0 ? a.K2 : a.K;
+                const float* A = step == 0 ? a.L + i0 * a.ldl : a.W + i0 * a.ldw;
+                const int64_t lda = step == 0 ? a.ldl : a.ldw;
+                const float* B = step == 0 ? a.F + j0 : panel;
+                const int64_t ldb = step == 0 ? a.ldf : kNr;
+                if (cols == kNr)
+                    tileRows<2, false>(rows, K, A, lda, B, ldb, y, a.ldy, m0, m1, rb, false, acc);
+                else if (cols > 8)
+                    tileRows<2, true>(rows, K, A, lda, B, ldb, y, a.ldy, m0, m1, rb, false, acc);
+                else
+                    tileRows<1, true>(rows, K, A, lda, B, ldb, y, a.ldy, m0, m1, rb, false, acc);
+                acc = true;
+                rb = nullptr;
+            }
         }
-        for (int64_t o = 0; o < M; ++o)
-            applyActivation(C + o * ldc + j0, (Y ? Y + o * ldy : C + o * ldc) + j0, cols, activation);
+        for (int64_t o = 0; o < a.M; ++o) applyActivation(a.Y + o * a.ldy + j0, a.Y + o * a.ldy + j0, cols, a.activation);
     }
 }
 

@@ -39,34 +39,46 @@ TFNO_AVX512 inline void storeC(float* p, __mmask16 m, __m512 v, bool stream) {
         _mm512_mask_storeu_ps(p, m, v);
 }
 
+// Column widths of a register tile: NV = 1 (16 columns, one zmm), 2 (32, two zmm) or 3 (24: a zmm
+// and a ymm; on CPUs that split 512-bit operations in two 256-bit halves, a 17..24-column tail then
+// costs 3/4 of two zmm). The ymm half's lane mask comes from m1 (its lanes 0..7).
+TFNO_AVX512 inline __m256i halfMask(__mmask16 m1) { return _mm512_castsi512_si256(_mm512_maskz_set1_epi32(m1, -1)); }
+
 template <int MR, int NV>
 TFNO_AVX512 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
                              int64_t ldc, __mmask16 m0, __mmask16 m1, const float* rowBias, bool stream, bool acc) {
     __m512 acc0[MR], acc1[MR];
+    __m256 acch[MR];
+    const __m256i mh = halfMask(m1);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
         acc0[r] = rowBias ? _mm512_set1_ps(rowBias[r]) : _mm512_setzero_ps();
         acc1[r] = acc0[r];
+        acch[r] = _mm512_castps512_ps256(acc0[r]);
         if (acc) {
             acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, C + r * ldc));
             if (NV == 2) acc1[r] = _mm512_add_ps(acc1[r], _mm512_maskz_loadu_ps(m1, C + r * ldc + 16));
+            if (NV == 3) acch[r] = _mm256_add_ps(acch[r], _mm256_maskload_ps(C + r * ldc + 16, mh));
         }
     }
     for (int64_t p = 0; p < K; ++p) {
         const float* b = B + p * ldb;
         const __m512 b0 = _mm512_maskz_loadu_ps(m0, b);
         const __m512 b1 = NV == 2 ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_setzero_ps();
+        const __m256 bh = NV == 3 ? _mm256_maskload_ps(b + 16, mh) : _mm256_setzero_ps();
 #pragma GCC unroll 8
         for (int r = 0; r < MR; ++r) {
             const __m512 a = _mm512_set1_ps(A[r * lda + p]);
             acc0[r] = _mm512_fmadd_ps(a, b0, acc0[r]);
             if (NV == 2) acc1[r] = _mm512_fmadd_ps(a, b1, acc1[r]);
+            if (NV == 3) acch[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(a), bh, acch[r]);
         }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
         storeC(C + r * ldc, m0, acc0[r], stream);
         if (NV == 2) storeC(C + r * ldc + 16, m1, acc1[r], stream);
+        if (NV == 3) _mm256_maskstore_ps(C + r * ldc + 16, mh, acch[r]);
     }
 }
 
@@ -123,8 +135,11 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
             if (bias)
                 for (int r = 0; r < rows; ++r) rowBias[r] = bias[(i0 + r) / rowsPerBias];
             const float* rb = bias ? rowBias : nullptr;
-            if (cols > 16)
+            if (cols > 24)
                 tileRows<2>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC,
+                             accumulate);
+            else if (cols > 16)
+                tileRows<3>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC,
                              accumulate);
             else
                 tileRows<1>(rows, K, A + i0 * lda, lda, b, ldbPanel, C + i0 * ldc + j0, ldc, m0, m1, rb, streamC,
@@ -135,32 +150,38 @@ TFNO_AVX512 void sgemmAvx512(int64_t M, int64_t N, int64_t K, const float* A, in
 }
 
 // Pair product tile (kernels.h, PairPanelFn): as tile() with each A operand a broadcast (a, b) pair,
-// so even columns take a and odd columns b.
+// so even columns take a and odd columns b. NV as in tile().
 template <int MR, int NV, bool ACC>
 TFNO_AVX512 inline void pairTile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
                                  int64_t ldc, __mmask16 m0, __mmask16 m1) {
     __m512 acc0[MR], acc1[MR];
+    __m256 acch[MR];
+    const __m256i mh = halfMask(m1);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
         acc0[r] = ACC ? _mm512_maskz_loadu_ps(m0, C + r * ldc) : _mm512_setzero_ps();
         acc1[r] = ACC && NV == 2 ? _mm512_maskz_loadu_ps(m1, C + r * ldc + 16) : _mm512_setzero_ps();
+        acch[r] = ACC && NV == 3 ? _mm256_maskload_ps(C + r * ldc + 16, mh) : _mm256_setzero_ps();
     }
     for (int64_t p = 0; p < K; ++p) {
         const float* b = B + p * ldb;
         const __m512 b0 = _mm512_maskz_loadu_ps(m0, b);
         const __m512 b1 = NV == 2 ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_setzero_ps();
+        const __m256 bh = NV == 3 ? _mm256_maskload_ps(b + 16, mh) : _mm256_setzero_ps();
 #pragma GCC unroll 8
         for (int r = 0; r < MR; ++r) {
             const __m512 a = _mm512_castpd_ps(
                 _mm512_broadcastsd_pd(_mm_load_sd(reinterpret_cast<const double*>(A + r * lda + 2 * p))));
             acc0[r] = _mm512_fmadd_ps(a, b0, acc0[r]);
             if (NV == 2) acc1[r] = _mm512_fmadd_ps(a, b1, acc1[r]);
+            if (NV == 3) acch[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(a), bh, acch[r]);
         }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
         _mm512_mask_storeu_ps(C + r * ldc, m0, acc0[r]);
         if (NV == 2) _mm512_mask_storeu_ps(C + r * ldc + 16, m1, acc1[r]);
+        if (NV == 3) _mm256_maskstore_ps(C + r * ldc + 16, mh, acch[r]);
     }
 }
 
@@ -186,9 +207,12 @@ TFNO_AVX512 void pairPanelAvx512(int64_t M, int64_t w, int64_t K, const float* A
         const int rows = static_cast<int>(std::min<int64_t>(kMr, M - i0));
         const float* a = A + i0 * lda;
         float* c = C + i0 * ldc;
-        if (w > 16) {
+        if (w > 24) {
             if (accumulate) pairTileRows<2, true>(rows, K, a, lda, B, w, c, ldc, m0, m1);
             else pairTileRows<2, false>(rows, K, a, lda, B, w, c, ldc, m0, m1);
+        } else if (w > 16) {
+            if (accumulate) pairTileRows<3, true>(rows, K, a, lda, B, w, c, ldc, m0, m1);
+            else pairTileRows<3, false>(rows, K, a, lda, B, w, c, ldc, m0, m1);
         } else {
             if (accumulate) pairTileRows<1, true>(rows, K, a, lda, B, w, c, ldc, m0, m1);
             else pairTileRows<1, false>(rows, K, a, lda, B, w, c, ldc, m0, m1);

@@ -83,10 +83,19 @@ void activationPortable(const float* src, float* dst, int64_t count, int32_t act
     applyActivation(src, dst, count, activation);
 }
 
-void skipEpiloguePortable(int64_t M, int64_t N, int64_t K, const float* W, int64_t ldw, const float* X, int64_t ldx,
-                          float* C, int64_t ldc, float* Y, int64_t ldy, int32_t activation, bool /*streamY*/) {
-    sgemmPortable(M, N, K, W, ldw, X, ldx, C, ldc, nullptr, 1, false, true);
-    for (int64_t o = 0; o < M; ++o) applyActivation(C + o * ldc, Y ? Y + o * ldy : C + o * ldc, N, activation);
+void skipEpiloguePortable(const SkipEpilogueArgs& a) {
+    for (int64_t o = 0; o < a.M; ++o) {  // init
+        float* y = a.Y + o * a.ldy;
+        if (a.C) {
+            if (a.C != a.Y)
+                for (int64_t j = 0; j < a.N; ++j) y[j] = a.C[o * a.ldc + j];
+        } else {
+            for (int64_t j = 0; j < a.N; ++j) y[j] = a.bias ? a.bias[o] : 0.0f;
+        }
+    }
+    if (a.K2 > 0) sgemmPortable(a.M, a.N, a.K2, a.L, a.ldl, a.F, a.ldf, a.Y, a.ldy, nullptr, 1, false, true);
+    sgemmPortable(a.M, a.N, a.K, a.W, a.ldw, a.X, a.ldx, a.Y, a.ldy, nullptr, 1, false, true);
+    for (int64_t o = 0; o < a.M; ++o) applyActivation(a.Y + o * a.ldy, a.Y + o * a.ldy, a.N, a.activation);
 }
 
 }  // namespace

@@ -74,6 +74,14 @@ struct Run {
             x = static_cast<const float*>(params.x) + first;
         }
         float* spec = xs() + (n * plan.cin + c0) * plan.specStride;
+        if (plan.rank == 2) {  // [S_1][count][2k], then one axis-1 GEMM for the block
+            float* lastAxis = t + plan.tBig;
+            for (int64_t c = 0; c < count; ++c)
+                cpu::forwardLastAxis(plan, kern, tables() + plan.offFwdLast, x + c * plan.points, plan.rows,
+                                     lastAxis + c * cols, count * cols, t + plan.tLast);
+            cpu::forwardAxis2dBlock(plan, kern, tables(), lastAxis, count, spec, plan.specStride, axisScratch(worker).prod);
+            return;
+        }
         // [count][R][2k]; rank 1: straight into the spectrum (one row per channel)
         float* lastAxis = plan.rank == 1 ? spec : t + plan.tBig;
         const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
@@ -139,22 +147,33 @@ struct Run {
         const int64_t cols = 2 * plan.k;
         float* t = thread(worker);
         const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
-        const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
-        int64_t ldLast = plan.specStride;
-        if (plan.rank > 1) {
-            for (int64_t o = 0; o < count; ++o)
-                cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride, t + plan.tBig + o * plan.rowsOut * cols,
-                                 axisScratch(worker));
-            lastAxis = t + plan.tBig;
-            ldLast = cols;
-        }
         const float* bias = nullptr;
         if (params.shape.hasBias)
             bias = (plan.convert ? base + plan.offBias : static_cast<const float*>(params.bias)) + o0;
         float* out = plan.convert ? t + plan.tConv : static_cast<float*>(params.y) + first;
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
-        cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out,
-                             plan.T[plan.rank - 1], bias, plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        const int64_t Td = plan.T[plan.rank - 1];
+        if (plan.blockInverseAxis) {  // one axis-1 GEMM for the block into [T_1][count][2k], then per channel
+            float* lastAxis = t + plan.tBig;
+            cpu::inverseAxis2dBlock(plan, kern, tables(), spec, plan.specStride, count, lastAxis, count * cols,
+                                    axisScratch(worker).prod);
+            for (int64_t o = 0; o < count; ++o)
+                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis + o * cols, count * cols,
+                                     plan.rowsOut, out + o * plan.pointsOut, Td, bias ? bias + o : nullptr,
+                                     plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        } else {
+            const float* lastAxis = spec;  // [count][R][2k]; rank 1: the spectrum itself, one row per channel
+            int64_t ldLast = plan.specStride;
+            if (plan.rank > 1) {
+                for (int64_t o = 0; o < count; ++o)
+                    cpu::inverseAxes(plan, kern, tables(), spec + o * plan.specStride,
+                                     t + plan.tBig + o * plan.rowsOut * cols, axisScratch(worker));
+                lastAxis = t + plan.tBig;
+                ldLast = cols;
+            }
+            cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastAxis, ldLast, count * plan.rowsOut, out,
+                                 Td, bias, plan.rowsOut, !plan.convert && act == 0, t + plan.tLast);
+        }
         if (act != 0) kern.activation(out, out, count * plan.pointsOut, act);  // the block is still in cache
         if (plan.convert)
             cpu::storeFromFloat(out, params.dtype, count * plan.pointsOut, static_cast<uint16_t*>(params.y) + first);
@@ -164,17 +183,23 @@ struct Run {
     // output channels of a chunk of points at once (x is read once, y written once):
     // 1. inverseLast (d > 1): Ys -> Last[n][r][o][2k], the spectra before the last-axis inverse,
     //    output channel innermost so that one last-axis inverse covers every channel of a row;
-    // 2. skipEpilogue: per chunk, sums = the last-axis inverse of Last + bias (paired when the
-    //    chunk holds whole rows), += W_skip x, then y = act(sums), converted and stored.
+    // 2. skipEpilogue: per chunk, y = act(bias + the last-axis inverse of Last + W_skip x), converted
+    //    and stored; the inverse either folded into the skip GEMM (plan.skipFold) or computed first
+    //    into the chunk's sums (paired when the chunk holds whole rows).
 
-    // Task: output channel o of batch n (task = n * Cout + o).
+    // Task: output channels [o0, o0 + count) of batch n (d == 2: blocks of plan.lastBlock, one GEMM;
+    // else one channel per task).
     void inverseLast(int64_t task, int worker) const {
-        const int64_t n = task / plan.cout, o = task % plan.cout, cols = 2 * plan.k;
-        float* slab = thread(worker) + plan.tBig;  // [rows][2k]
-        cpu::inverseAxes(plan, kern, tables(), ys() + task * plan.specStride, slab, axisScratch(worker));
-        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o) * cols;
-        for (int64_t r = 0; r < plan.rows; ++r)
-            std::copy(slab + r * cols, slab + (r + 1) * cols, last + r * plan.cout * cols);
+        const int64_t block = plan.rank == 2 ? plan.lastBlock : 1, blocks = ceilDiv(plan.cout, block);
+        const int64_t n = task / blocks, o0 = (task % blocks) * block, count = std::min(block, plan.cout - o0);
+        const int64_t cols = 2 * plan.k;
+        float* last = base + plan.offLast + (n * plan.rows * plan.cout + o0) * cols;  // rows Cout * 2k apart
+        const float* spec = ys() + (n * plan.cout + o0) * plan.specStride;
+        if (plan.rank == 2)
+            cpu::inverseAxis2dBlock(plan, kern, tables(), spec, plan.specStride, count, last, plan.cout * cols,
+                                    axisScratch(worker).prod);
+        else
+            cpu::inverseAxes(plan, kern, tables(), spec, last, axisScratch(worker), plan.cout * cols);
     }
 
     // Task: points [r * S_d + c0, + cc) for r in [r0, r1) of batch n, every output channel.
@@ -207,25 +232,58 @@ struct Run {
             skipW = static_cast<const float*>(params.skipWeight);
             if (params.shape.hasBias) bias = static_cast<const float*>(params.bias);
         }
-        // sums = last-axis inverse + bias, one product over all channels per row: Last[n][r] (rank 1:
-        // the spectra Ys[n]) holds the Cout rows of 2k values.
-        for (int64_t r = r0; r < r0 + nr; ++r) {
-            const float* a = plan.rank == 1 ? ys() + n * plan.cout * plan.specStride
-                                            : base + plan.offLast + (n * plan.rows + r) * plan.cout * cols;
-            const int64_t lda = plan.rank == 1 ? plan.specStride : cols;
-            float* dst = sums + (r - r0) * cc;
-            if (plan.pairInv)  // whole rows (cc == S_d)
-                cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, a, lda, plan.cout, dst, ldSums, bias, 1,
-                                     false, t + plan.tLast);
-            else
-                kern.sgemm(plan.cout, cc, cols, a, lda, tables() + plan.offInvLast + c0, Sd, dst, ldSums, bias, 1,
-                           false, false);
-        }
-        // sums += W_skip x, y = act(sums) (converted: in place, then stored)
         const int32_t act = static_cast<int32_t>(params.attrs.activation);
         const int64_t y0 = n * plan.cout * plan.points + p0;
-        float* y = plan.convert ? nullptr : static_cast<float*>(params.y) + y0;
-        kern.skipEpilogue(plan.cout, len, plan.cin, skipW, plan.cin, xb, ldx, sums, ldSums, y, plan.points, act, true);
+        cpu::SkipEpilogueArgs e;
+        e.M = plan.cout;
+        e.K = plan.cin;
+        e.W = skipW;
+        e.ldw = plan.cin;
+        e.ldx = ldx;
+        e.activation = act;
+        e.streamY = plan.streamSkipOut;
+        // Converted outputs go through the sums, then to fp16 / bf16.
+        float* yf = plan.convert ? sums : static_cast<float*>(params.y) + y0;
+        e.ldy = plan.convert ? ldSums : plan.points;
+        // Last[n][r] (rank 1: the spectra Ys[n]) holds the Cout rows of 2k values of row r.
+        auto lastRow = [&](int64_t r) {
+            return plan.rank == 1 ? ys() + n * plan.cout * plan.specStride
+                                  : base + plan.offLast + (n * plan.rows + r) * plan.cout * cols;
+        };
+        const int64_t ldLast = plan.rank == 1 ? plan.specStride : cols;
+        if (plan.skipFold) {
+            // y = act(bias + Last[r] Fi[:, c0..] + W_skip x), row by row: one GEMM with two products
+            e.N = cc;
+            e.K2 = cols;
+            e.ldl = ldLast;
+            e.F = tables() + plan.offInvLast + c0;
+            e.ldf = Sd;
+            e.bias = bias;
+            for (int64_t r = r0; r < r0 + nr; ++r) {
+                e.X = xb + (r - r0) * cc;
+                e.L = lastRow(r);
+                e.Y = yf + (r - r0) * cc;
+                kern.skipEpilogue(e);
+            }
+        } else {
+            // sums = last-axis inverse + bias, per row over all channels (paired on whole rows), then
+            // y = act(sums + W_skip x) over the chunk
+            for (int64_t r = r0; r < r0 + nr; ++r) {
+                float* dst = sums + (r - r0) * cc;
+                if (plan.pairInv)  // whole rows (cc == S_d)
+                    cpu::inverseLastAxis(plan, kern, tables() + plan.offInvLast, lastRow(r), ldLast, plan.cout, dst,
+                                         ldSums, bias, 1, false, t + plan.tLast);
+                else
+                    kern.sgemm(plan.cout, cc, cols, lastRow(r), ldLast, tables() + plan.offInvLast + c0, Sd, dst,
+                               ldSums, bias, 1, false, false);
+            }
+            e.N = len;
+            e.X = xb;
+            e.C = sums;
+            e.ldc = ldSums;
+            e.Y = yf;
+            kern.skipEpilogue(e);
+        }
         if (plan.convert)
             for (int64_t o = 0; o < plan.cout; ++o)
                 cpu::storeFromFloat(sums + o * ldSums, params.dtype, len,
@@ -376,8 +434,8 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
         if (!(st = runStage(parallel, workers, run, &Run::mix, mixTasks)).ok) return st;
         times.mixMs = msSince(clock);
         if (plan.skip) {
-            if (plan.rank > 1 && !(st = runStage(parallel, workers, run, &Run::inverseLast, plan.batch * plan.cout)).ok)
-                return st;
+            const int64_t lastTasks = plan.batch * ceilDiv(plan.cout, plan.rank == 2 ? plan.lastBlock : 1);
+            if (plan.rank > 1 && !(st = runStage(parallel, workers, run, &Run::inverseLast, lastTasks)).ok) return st;
             const int64_t chunks = ceilDiv(plan.rows, plan.chunkRows) * ceilDiv(plan.S[plan.rank - 1], plan.chunkCols);
             if (!(st = runStage(parallel, workers, run, &Run::skipEpilogue, plan.batch * chunks)).ok) return st;
         } else if (!(st = runStage(parallel, workers, run, &Run::inverse, plan.batch * ceilDiv(plan.cout, plan.invBlock))).ok) {

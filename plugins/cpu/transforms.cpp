@@ -52,7 +52,7 @@ void forwardAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
 }
 
 void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src, float* dst,
-                 const AxisScratch& scratch) {
+                 const AxisScratch& scratch, int64_t ldd) {
     const int d = plan.rank;
     float* bufs[2] = {scratch.bufA, scratch.bufB};
     int which = 0;
@@ -61,14 +61,53 @@ void inverseAxes(const CpuPlan& plan, const CpuKernels& kern, const float* table
         for (int i = 0; i < j; ++i) lead *= plan.T[i];
         for (int i = j + 1; i < d - 1; ++i) cols *= plan.K[i];
         const int64_t S = plan.T[j], K = plan.K[j];  // output length of this axis
-        float* out = j == d - 2 ? dst : bufs[which];
+        const bool last = j == d - 2;
+        float* out = last ? dst : bufs[which];
+        const int64_t ldo = last && ldd > 0 ? ldd : cols;  // output row stride
         which ^= 1;
         for (int64_t a = 0; a < lead; ++a) {
             stackWithTimesI(src + a * K * cols, K, cols, scratch.prod);
-            kern.sgemm(S, cols, 2 * K, tables + plan.offInvAxis[j], 2 * K, scratch.prod, cols, out + a * S * cols, cols,
+            kern.sgemm(S, cols, 2 * K, tables + plan.offInvAxis[j], 2 * K, scratch.prod, cols, out + a * S * ldo, ldo,
                        nullptr, 1, false, false);
         }
         src = out;
+    }
+}
+
+void inverseAxis2dBlock(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src,
+                        int64_t srcStride, int64_t count, float* dst, int64_t ldd, float* stacked) {
+    const int64_t cols = 2 * plan.k, K = plan.K[0], width = count * cols;
+    for (int64_t c = 0; c < count; ++c) {  // [Z; iZ] of channel c in columns c * cols .. + cols
+        const float* z = src + c * srcStride;
+        for (int64_t m = 0; m < K; ++m) {
+            float* re = stacked + m * width + c * cols;
+            float* im = stacked + (K + m) * width + c * cols;
+            for (int64_t i = 0; i < cols; i += 2) {
+                re[i] = z[m * cols + i];
+                re[i + 1] = z[m * cols + i + 1];
+                im[i] = -z[m * cols + i + 1];
+                im[i + 1] = z[m * cols + i];
+            }
+        }
+    }
+    kern.sgemm(plan.T[0], width, 2 * K, tables + plan.offInvAxis[0], 2 * K, stacked, width, dst, ldd, nullptr, 1, false,
+               false);
+}
+
+void forwardAxis2dBlock(const CpuPlan& plan, const CpuKernels& kern, const float* tables, const float* src,
+                        int64_t count, float* dst, int64_t dstStride, float* prod) {
+    const int64_t cols = 2 * plan.k, K = plan.K[0], S = plan.S[0], width = count * cols;
+    kern.sgemm(2 * K, width, S, tables + plan.offFwdAxis[0], S, src, width, prod, width, nullptr, 1, false, false);
+    for (int64_t c = 0; c < count; ++c) {  // (P_r + Q_i, P_i - Q_r) of channel c's columns
+        float* __restrict out = dst + c * dstStride;
+        for (int64_t m = 0; m < K; ++m) {
+            const float* __restrict P = prod + m * width + c * cols;
+            const float* __restrict Q = prod + (K + m) * width + c * cols;
+            for (int64_t i = 0; i < cols; i += 2) {
+                out[m * cols + i] = P[i] + Q[i + 1];
+                out[m * cols + i + 1] = P[i + 1] - Q[i];
+            }
+        }
     }
 }
 

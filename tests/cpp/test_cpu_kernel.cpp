@@ -470,7 +470,11 @@ int main() {
         {"1d S=1501 k=31 120 rows", 1, 3, 40, 5, {1501}, {31}, {0}, false, true, f32, 3},
         {"1d S=2050 k=17 separable", 1, 2, 37, 37, {2050}, {17}, {0}, true, true, f32, 2},
         {"1d long S=65536 k=64", 1, 1, 1, 2, {65536}, {64}, {0}, false, true, f32, 2},
+        {"1d paired S=2100 k=10 (20-column panel, accumulated)", 1, 2, 3, 2, {2100}, {10}, {0}, false, true, f32, 2},
         {"2d paired 20x96 k=24", 2, 2, 3, 4, {20, 96}, {3, 24}, {2, 0}, false, true, f32, 2},
+        // d = 2 axis-1 GEMMs over blocks of channels (forward always, inverse when 2k mod 16 is 1..8)
+        {"2d 24x40 k=9 5->7 (blocked axis GEMMs)", 2, 2, 5, 7, {24, 40}, {5, 9}, {4, 0}, false, true, f32, 2},
+        {"2d 24x70 k=10 6->11 out 30x66 (blocked)", 2, 1, 6, 11, {24, 70}, {4, 10}, {5, 0}, false, false, f32, 3, {30, 66}},
         {"2d paired odd 9x97 k=30", 2, 1, 4, 3, {9, 97}, {2, 30}, {3, 0}, false, true, f32, 3},
         {"3d paired 5x6x70 k=12", 3, 2, 2, 3, {5, 6, 70}, {2, 2, 12}, {1, 2, 0}, false, true, f32, 2},
         {"fp16 1d paired S=300 k=40", 1, 2, 3, 2, {300}, {40}, {0}, false, true, f16, 2},
@@ -481,15 +485,21 @@ int main() {
         {"out 1d 200->40 (bins cut, plain inverse)", 1, 2, 2, 3, {200}, {30}, {0}, false, true, f32, 2, {40}},
         {"out 2d paired 20x96->30x130 k=24", 2, 2, 3, 4, {20, 96}, {3, 24}, {2, 0}, false, true, f32, 2, {30, 130}},
         {"act only 1d paired S=300 gelu", 1, 2, 3, 5, {300}, {40}, {0}, false, true, f32, 2, {}, false, 1},
-        // The skip epilogue pairs the last-axis inverse of chunks made of whole rows (T >= 64), and
-        // uses the plain table on column chunks of long rows; its GEMM panels / row tiles have tails.
+        // The skip epilogue folds the plain last-axis inverse into its GEMM (k <= 10), or pairs the
+        // inverse of chunks made of whole rows (T >= 64), or uses the plain table on column chunks of
+        // long rows; its GEMM panels / row tiles have tails.
         {"skip 1d S=300 k=40 (paired, one row) silu", 1, 2, 3, 3, {300}, {40}, {0}, false, true, f32, 2, {}, true, 4},
         {"skip 2d paired 10x96 16->20 gelu", 2, 2, 16, 20, {10, 96}, {3, 13}, {3, 0}, false, true, f32, 2, {}, true, 1},
-        {"skip 2d paired odd 7x67 13->13 gelu", 2, 1, 13, 13, {7, 67}, {2, 9}, {2, 0}, false, false, f32, 1, {}, true, 1},
-        {"skip 2d paired 6x64 70->9 identity", 2, 3, 70, 9, {6, 64}, {2, 5}, {1, 0}, false, true, f32, 3, {}, true, 0},
-        {"skip 3d paired 3x4x80 5->6 silu", 3, 2, 5, 6, {3, 4, 80}, {1, 2, 10}, {1, 1, 0}, false, true, f32, 2, {}, true, 4},
+        {"skip 2d paired odd 7x67 13->13 gelu", 2, 1, 13, 13, {7, 67}, {2, 11}, {2, 0}, false, false, f32, 1, {}, true, 1},
+        {"skip 2d 20x70 k=10 (folded) 12->10 gelu", 2, 2, 12, 10, {20, 70}, {3, 10}, {2, 0}, false, true, f32, 2, {}, true, 1},
+        {"skip 2d 6x64 70->9 k=5 (folded) identity", 2, 3, 70, 9, {6, 64}, {2, 5}, {1, 0}, false, true, f32, 3, {}, true, 0},
+        {"skip 3d paired 3x4x80 5->6 silu", 3, 2, 5, 6, {3, 4, 80}, {1, 2, 12}, {1, 1, 0}, false, true, f32, 2, {}, true, 4},
         {"skip 1d S=2000 k=24 C=64 (column chunks) gelu", 1, 1, 64, 64, {2000}, {24}, {0}, false, true, f32, 2, {}, true, 1},
-        {"fp16 skip 2d paired 6x70 gelu", 2, 2, 4, 5, {6, 70}, {2, 9}, {2, 0}, false, true, f16, 2, {}, true, 1},
+        {"fp16 skip 2d paired 6x70 gelu", 2, 2, 4, 5, {6, 70}, {2, 12}, {2, 0}, false, true, f16, 2, {}, true, 1},
+        {"fp16 skip 2d 6x70 k=9 (folded) relu", 2, 2, 4, 5, {6, 70}, {2, 9}, {2, 0}, false, true, f16, 2, {}, true, 3},
+        // outputs over 2 MB: the skip epilogue streams y (non-temporal stores)
+        {"skip 1d S=9000 k=8 8->64 (folded, streamed) gelu", 1, 1, 8, 64, {9000}, {8}, {0}, false, true, f32, 2, {}, true, 1},
+        {"skip 2d paired 300x128 k=11 6->16 (streamed) gelu", 2, 1, 6, 16, {300, 128}, {2, 11}, {2, 0}, false, true, f32, 2, {}, true, 1},
     };
     const uint64_t seed = turbofno_test::testSeed();
     std::mt19937 rng(static_cast<uint32_t>(seed));
