@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -135,13 +136,12 @@ def rel(a, ref):
     return float((a.double() - ref).norm() / ref.norm())
 
 
-def run_shape(spec, cfg, bw, args):
+def make_case(spec):
+    """One config shape on the GPU (seed 0): inputs x, w (re/im last), b; our attributes low / high; the
+    PyTorch fp32 layer with the bias added (torch_fn, as our layer adds it) and its float64 result ref."""
     B, C, S, m = spec["B"], spec["C"], list(spec["S"]), spec["m"]
     d = len(S)
-    iters, warm = cfg["iters"], cfg["warmup"]
-    low, high = [m] * d, [m] * (d - 1) + [0]
     K = [2 * m] * (d - 1) + [m]
-    r = dict(B=B, C=C, S=S, modes=m, shape=f"{B}×{C}×{'×'.join(map(str, S))} m{m}")
     torch.manual_seed(0)
     x = torch.randn(B, C, *S, device="cuda")
     w = torch.randn(C, C, *K, 2, device="cuda") / C
@@ -151,8 +151,18 @@ def run_shape(spec, cfg, bw, args):
     mod = TorchSpectral(wc, S, m)
     with torch.no_grad():
         ref = TorchSpectral(wc.to(torch.complex128), S, m)(x.double()) + b.double().view(bshape)
-        r["torch_f32_err"] = rel(mod(x) + b.view(bshape), ref)
-        fn = lambda: mod(x) + b.view(bshape)  # noqa: E731 (bias included, as in our layer)
+    return SimpleNamespace(B=B, C=C, S=S, m=m, d=d, x=x, w=w, b=b, ref=ref, low=[m] * d, high=[m] * (d - 1) + [0],
+                           torch_fn=lambda: mod(x) + b.view(bshape), label=f"{B}×{C}×{'×'.join(map(str, S))} m{m}")
+
+
+def run_shape(spec, cfg, bw, args):
+    c = make_case(spec)
+    B, C, S, m, x, w, b, ref, low, high = c.B, c.C, c.S, c.m, c.x, c.w, c.b, c.ref, c.low, c.high
+    iters, warm = cfg["iters"], cfg["warmup"]
+    r = dict(B=B, C=C, S=S, modes=m, shape=c.label)
+    with torch.no_grad():
+        r["torch_f32_err"] = rel(c.torch_fn(), ref)
+        fn = c.torch_fn
         r["torch_eager_ms"] = bench(fn, iters, warm)
         r["torch_graph_ms"] = graph_bench(fn, args.reps, iters, warm)
         if not args.no_compile:

@@ -20,16 +20,12 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))
 sys.path.insert(0, str(ROOT / "bench"))
-from gpu_bench import TorchSpectral, bench, graph_of, rel  # noqa: E402
+from gpu_bench import bench, graph_bench, graph_of, make_case, rel  # noqa: E402
 from tfno import Layer, set_path, set_tuning  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 VARIANTS = [(0, 0), (1, 0), (0, 1), (1, 1)]  # (pdl, ring)
-
-
-def reps_graph(fn, reps):
-    return graph_of(lambda: [fn() for _ in range(reps)])
 
 
 def main():
@@ -43,23 +39,11 @@ def main():
     rows = []
     set_path("auto")
     for spec in cfg["shapes"]:
-        B, C, S, m = spec["B"], spec["C"], list(spec["S"]), spec["m"]
-        d = len(S)
-        low, high, K = [m] * d, [m] * (d - 1) + [0], [2 * m] * (d - 1) + [m]
-        torch.manual_seed(0)
-        x = torch.randn(B, C, *S, device="cuda")
-        w = torch.randn(C, C, *K, 2, device="cuda") / C
-        b = torch.randn(C, device="cuda")
-        wc = torch.complex(w[..., 0], w[..., 1])
-        bshape = (1, C) + (1,) * d
+        c = make_case(spec)
+        x, w, b = c.x, c.w, c.b
         with torch.no_grad():
-            ref = TorchSpectral(wc.to(torch.complex128), S, m)(x.double()) + b.double().view(bshape)
-            mod = TorchSpectral(wc, S, m)
-            fn = lambda: mod(x) + b.view(bshape)  # noqa: E731
-            g = reps_graph(fn, R)
-            r = dict(shape=f"{B}×{C}×{'×'.join(map(str, S))} m{m}", torch_graph_ms=bench(g.replay, iters, warm) / R)
-            del g
-        layer = Layer(x.shape, w.shape, True, low, high)
+            r = dict(shape=c.label, torch_graph_ms=graph_bench(c.torch_fn, R, iters, warm))
+        layer = Layer(x.shape, w.shape, True, c.low, c.high)
         y = torch.empty_like(x)
         for pdl, ring in VARIANTS:
             set_tuning(pdl, ring)
@@ -67,10 +51,8 @@ def main():
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()
-            r[f"{tag}_err"] = rel(y, ref)
-            g = reps_graph(lambda: layer(x, w, b, y), R)
-            r[f"{tag}_ms"] = bench(g.replay, iters, warm) / R
-            del g
+            r[f"{tag}_err"] = rel(y, c.ref)
+            r[f"{tag}_ms"] = graph_bench(lambda: layer(x, w, b, y), R, iters, warm)
             g = graph_of(lambda: layer(x, w, b, y))
             r[f"{tag}_1call_ms"] = bench(g.replay, iters, warm)
             del g
