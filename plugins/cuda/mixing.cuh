@@ -31,10 +31,9 @@ constexpr int kMixMaxThreads = 256;
 constexpr int kMixOut = 2;        // output channels per thread
 constexpr int kMixMaxBatch = 8;   // register accumulators per output
 constexpr int kMixLoads = 8;      // staged rows per thread per round (loads in flight)
-constexpr int kMixRing = kMixRingDepth;  // weight-ring depth (plan.h): input channels in flight per thread
 static_assert(kMixOut == 2, "mixRingBytes (plan.h) counts two output channels per thread");
 
-// Weight ring (g.mixRing): each thread copies its own weights of input channel i + kMixRing - 1 into
+// Weight ring (g.mixRing): each thread copies its own weights of input channel i + kMixRingDepth - 1 into
 // shared memory (cp.async, no registers held) while it computes channel i, so the weight stream runs
 // continuously across the X staging barriers instead of stalling once per unrolled group. Only the
 // thread that copies a slot reads it, so no barrier guards the ring.
@@ -116,7 +115,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
     const T* wRing = w + ((static_cast<size_t>(min(o0, g.Cout - 1))) * K + mc) * 2;
     const size_t wSecond = (static_cast<size_t>(min(o0 + 1, g.Cout - 1)) - min(o0, g.Cout - 1)) * K * 2;
-    auto ringSlot = [&](int i, int q) { return ring + ((static_cast<size_t>(i % kMixRing) * kMixOut + q) * blockDim.x + threadIdx.x) * 2; };
+    auto ringSlot = [&](int i, int q) { return ring + ((static_cast<size_t>(i % kMixRingDepth) * kMixOut + q) * blockDim.x + threadIdx.x) * 2; };
     auto issueRing = [&](int i) {  // always one commit group per call, so wait counts stay uniform
         if (i < g.Cin) {
             const T* src = wRing + static_cast<size_t>(i) * wStep;
@@ -126,7 +125,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
         commitAsync();
     };
     if constexpr (RING) {
-        for (int i = 0; i < kMixRing - 1; ++i) issueRing(i);
+        for (int i = 0; i < kMixRingDepth - 1; ++i) issueRing(i);
     }
     for (int n0 = nBegin; n0 < nEnd; n0 += g.mixBatch) {  // one step: a block owns one batch chunk
         const int nb = nEnd - n0;
@@ -171,8 +170,8 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
             for (int ii = 0; ii < ni; ++ii, wp += wStep) {
                 float2 w0, w1;
                 if constexpr (RING) {
-                    issueRing(i0 + ii + kMixRing - 1);
-                    waitAsync<kMixRing - 1>();  // channel i0 + ii has landed
+                    issueRing(i0 + ii + kMixRingDepth - 1);
+                    waitAsync<kMixRingDepth - 1>();  // channel i0 + ii has landed
                     w0 = loadComplex<T>(ringSlot(i0 + ii, 0));
                     w1 = loadComplex<T>(ringSlot(i0 + ii, 1));
                 } else {

@@ -14,24 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from turbofno.export.fuse import _attr, _drop_unused, _Graph
+from turbofno.export.fuse import _drop_unused, _Graph, pointwise_conv
 
 
 def _is_pointwise_conv1d(g: _Graph, node):
-    if node.op_type != "Conv" or node.domain not in ("", "ai.onnx") or len(node.input) < 2 or len(node.output) != 1:
+    """(weight [Cout, Cin], bias or None) of a default-domain pointwise Conv1d, else None."""
+    if node.domain not in ("", "ai.onnx") or len(node.output) != 1:
         return None
-    w = g.const(node.input[1])
-    if w is None or w.dtype != np.float32 or w.ndim != 3 or w.shape[2] != 1:
+    match = pointwise_conv(g, node)
+    if match is None or match[0].ndim != 3:
         return None
-    b = g.const(node.input[2]) if len(node.input) > 2 and node.input[2] else None
-    if b is not None and (b.dtype != np.float32 or b.shape != (w.shape[0],)):
-        return None
-    if (_attr(node, "group", 1) != 1 or any(v != 1 for v in _attr(node, "strides", []) or [])
-            or any(v != 0 for v in _attr(node, "pads", []) or []) or any(v != 1 for v in _attr(node, "dilations", []) or [])
-            or list(_attr(node, "kernel_shape", [1]) or [1]) != [1]
-            or _attr(node, "auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET", b"VALID", "VALID")):
-        return None
-    return w[:, :, 0], b
+    return match[0][:, :, 0], match[1]
 
 
 def conv1x1_to_matmul(proto) -> int:

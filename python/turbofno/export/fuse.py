@@ -91,20 +91,30 @@ def _attr(node, name, default=None):
     return default
 
 
-def _match_conv1x1(g: _Graph, node, x: str, cin: int, cout: int, folded: list):
-    """Conv 1x1 over x (through shape-only nodes): returns (weight [Cout, Cin], bias or None)."""
+def pointwise_conv(g: _Graph, node):
+    """(weight [Cout, Cin, 1, ..], bias [Cout] or None) of a Conv node with constant float32 operands,
+    kernel 1, no padding, stride or dilation and one group; None for anything else."""
     if node.op_type != "Conv" or len(node.input) < 2:
         return None
     w = g.const(node.input[1])
     b = g.const(node.input[2]) if len(node.input) > 2 and node.input[2] else None
-    if w is None or w.dtype != np.float32 or w.ndim < 3 or w.shape[0] != cout or w.shape[1] != cin:
+    if w is None or w.dtype != np.float32 or w.ndim < 3 or any(s != 1 for s in w.shape[2:]):
         return None
-    if any(s != 1 for s in w.shape[2:]) or (b is not None and (b.dtype != np.float32 or b.shape != (cout,))):
+    if b is not None and (b.dtype != np.float32 or b.shape != (w.shape[0],)):
         return None
     if (_attr(node, "group", 1) != 1 or any(v != 1 for v in _attr(node, "strides", []) or [])
             or any(v != 0 for v in _attr(node, "pads", []) or []) or any(v != 1 for v in _attr(node, "dilations", []) or [])
             or _attr(node, "auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET", b"VALID", "VALID")):
         return None
+    return w, b
+
+
+def _match_conv1x1(g: _Graph, node, x: str, cin: int, cout: int, folded: list):
+    """Conv 1x1 over x (through shape-only nodes): returns (weight [Cout, Cin], bias or None)."""
+    match = pointwise_conv(g, node)
+    if match is None or match[0].shape[:2] != (cout, cin):
+        return None
+    w, b = match
     # walk the Conv's data input back to x through shape-only nodes
     src, chain = node.input[0], []
     while src != x:
