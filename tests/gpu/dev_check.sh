@@ -8,6 +8,7 @@
 #   NCU_SHAPES="8 64 128x128 32;4 32 65536 64"   shapes profiled with ncu (B C S m; ';'-separated)
 #   BENCH_SHAPES="0,2,9"     config shape indices for the quick benchmark (default: all)
 #   RACECHECK=0              skip the racecheck step; ALGOS="auto separable": test_cuda_kernel paths
+#   TUNE=1                   also time the tuning switches (tune_variants.py); PROBE=1: the PyTorch fp32 probe
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-tests/gpu/logs/latest}
@@ -46,6 +47,16 @@ PY
 timeout 150 python3 bench/gpu_bench.py --no-compile --no-ort --config "$L/bench_quick_config.json" ${BENCH_SHAPES:+--shapes $BENCH_SHAPES} --out "$L" > "$L/bench.log" 2>&1
 note "bench rc=$?"
 cat "$L/gpu_bench.md" >> "$S" 2>/dev/null || tail -20 "$L/bench.log" >> "$S"
+if [ "${PROBE:-0}" = 1 ]; then
+    timeout 60 python3 tests/gpu/fft_fp32_probe.py > "$L/fft_fp32_probe.log" 2>&1
+    note "fft_fp32_probe rc=$?"
+    cat "$L/fft_fp32_probe.log" >> "$S"
+fi
+if [ "${TUNE:-0}" = 1 ]; then
+    timeout 240 python3 tests/gpu/tune_variants.py --out "$L" > "$L/tune.log" 2>&1
+    note "tune_variants rc=$?"
+    cat "$L/tune_variants.md" >> "$S" 2>/dev/null || tail -20 "$L/tune.log" >> "$S"
+fi
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ "${RACECHECK:-1}" = 0 ] || TFNO_TEST_ALGO=$ALGO timeout 150 "$CS" --tool racecheck --racecheck-report all --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel > "$L/racecheck_$ALGO.log" 2>&1
 note "racecheck $ALGO rc=$?"
