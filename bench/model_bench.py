@@ -49,6 +49,14 @@ COLUMNS = [  # (key, header)
 ACCURACY_TOL = 1e-5  # fp32 whole-model rel-L2, ORT vs PyTorch (issue 10 target)
 
 
+def find_spec(name: str, config: Path = ROOT / "bench" / "configs" / "model_bench.json") -> dict:
+    """The model entry called `name` in the benchmark config (its full list, not the quick one)."""
+    for spec in json.loads(Path(config).read_text())["models"]:
+        if spec["name"] == name:
+            return spec
+    raise KeyError(f"no model {name!r} in {config}")
+
+
 def build(spec: dict):
     """(model in eval mode on CPU, per-sample input shape)."""
     import torch

@@ -7,7 +7,6 @@ MODEL is a name from bench/configs/model_bench.json. Static export (ORT CUDA gra
 the median ms per batch of each variant and their relative L2 difference.
 """
 import copy
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -18,16 +17,15 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from model_bench import build  # noqa: E402
+from model_bench import build, find_spec  # noqa: E402
 from turbofno import timing  # noqa: E402
 from turbofno.export import export  # noqa: E402
 from turbofno.export.conv1x1 import conv1x1_to_matmul  # noqa: E402
 from turbofno.session import make_session  # noqa: E402
 
-specs = {s["name"]: s for s in json.loads((ROOT / "bench/configs/model_bench.json").read_text())["models"]}
 args = sys.argv[1:]
 for name, batch in zip(args[::2], map(int, args[1::2])):
-    model, shape = build(specs[name])
+    model, shape = build(find_spec(name))
     x = torch.randn(batch, *shape)
     tmp = Path(tempfile.mkdtemp())
     export(model, x, tmp / "conv.onnx", dynamic_batch=False, dynamic_spatial=False, validate=False, verbose=False,

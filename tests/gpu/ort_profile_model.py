@@ -17,7 +17,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from model_bench import build  # noqa: E402
+from model_bench import build, find_spec  # noqa: E402
 from turbofno import timing  # noqa: E402
 from turbofno.export import export  # noqa: E402
 from turbofno.session import make_session  # noqa: E402
@@ -28,8 +28,7 @@ ap.add_argument("batch", type=int)
 ap.add_argument("--fuse", type=int, default=1)
 ap.add_argument("--runs", type=int, default=5)
 a = ap.parse_args()
-spec = next(s for s in json.loads((ROOT / "bench/configs/model_bench.json").read_text())["models"] if s["name"] == a.model)
-model, shape = build(spec)
+model, shape = build(find_spec(a.model))
 x = torch.randn(a.batch, *shape)
 tmp = Path(tempfile.mkdtemp())
 path = tmp / "m.onnx"
