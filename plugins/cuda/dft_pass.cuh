@@ -9,12 +9,16 @@
 // thread where the column map is the identity), the B tile is loaded from memory (coalesced along
 // whichever of k / col is contiguous), then 4 x 4 x kBK multiply-adds. No atomics: a split writes its
 // own partial (summed by the consumer), so results are bitwise repeatable.
+// TC = true runs the products on tensor cores instead (3xTF32 mma, fp32 accuracy: mma_tf32.cuh), with
+// the same tiles in shared memory, the same loaders and, through a shared-memory transpose of the
+// result fragments, the same epilogue (DftPass::tensorCores, chosen by the planner).
 #pragma once
 
 #include <type_traits>
 
 #include "common.cuh"
 #include "dft_pass.h"
+#include "mma_tf32.cuh"
 #include "pdl.cuh"
 
 namespace turbofno {
@@ -49,14 +53,97 @@ __device__ __forceinline__ int viewOffset(const StridedView& v, int col) {
     return outer * v.outerStride + (col - outer * v.inner) * v.innerStride;
 }
 
-template <PassKind KIND, int BM, typename T>
+// Tensor-core variant (TC): the 8 warps tile the block's BM x BN outputs as warpsM x warpsN warp
+// tiles of WM x WN, each MT x NT mma tiles of 16 x 8 (mma_tf32.cuh).
+template <int BM>
+struct PassTcTile {
+    static constexpr int BN = PassTile<BM>::BN;
+    static constexpr int WM = BM < 32 ? BM : 32;
+    static constexpr int warpsM = BM / WM, warpsN = kPassThreads / 32 / warpsM;
+    static constexpr int WN = BN / warpsN;
+    static constexpr int MT = WM / 16, NT = WN / 8;
+    static_assert(WM % 16 == 0 && WN % 8 == 0 && warpsM * warpsN * 32 == kPassThreads, "tensor-core tile");
+};
+
+// Shared memory of one pass block. The FMA variant reads As / Bs rows as float4 (+2 on Bs spreads
+// its k-major stores); the TC variant pads both rows to 8 words mod 32 (conflict-free fragment
+// loads) and stages its result tile Cs[col][m] over them for the epilogue.
+template <int BM, bool TC>
+struct PassSmem {
+    static constexpr int BN = PassTile<BM>::BN;
+    struct Tiles {
+        float2 As[kBK][BM + (TC ? 4 : 0)];
+        float2 Bs[kBK][BN + (TC ? 4 : 2)];
+    };
+    static constexpr size_t kCsBytes = TC ? sizeof(float2) * BN * (BM + 1) : 0;
+    static constexpr size_t kBytes = sizeof(Tiles) > kCsBytes ? sizeof(Tiles) : kCsBytes;
+};
+
+// One k step (kBK) of the TC variant for this warp, one mma row tile at a time: its products over
+// the step (two k8 slices of 3xTF32 mma) go to fresh fragments, which are then added to acc with
+// ordinary fp32 adds (short tensor-core accumulation chains; fewer live registers than all row
+// tiles at once, at the price of splitting the B fragments once per row tile).
+// C2C: acc.x += Ax Bx - Ay By, acc.y += Ax By + Ay Bx; R2C / C2R: acc.x += Ax Bx, acc.y += Ay By.
+template <PassKind KIND, int BM>
+__device__ __forceinline__ void passTcStep(const typename PassSmem<BM, true>::Tiles& sm,
+                                           float (&acc)[PassTcTile<BM>::MT][PassTcTile<BM>::NT][2][4]) {
+    using TcT = PassTcTile<BM>;
+    constexpr int NT = TcT::NT;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int mW = (warp / TcT::warpsN) * TcT::WM, nW = (warp % TcT::warpsN) * TcT::WN;
+#pragma unroll
+    for (int mt = 0; mt < TcT::MT; ++mt) {
+        float part[NT][2][4];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int r = 0; r < 8; ++r) part[nt][r / 4][r % 4] = 0.f;
+#pragma unroll
+        for (int k8 = 0; k8 < kBK; k8 += 8) {
+            Tf32Pair ax[4], ay[4];
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const float2 w = sm.As[k8 + t + 4 * (r >> 1)][mW + mt * 16 + g + 8 * (r & 1)];
+                ax[r] = splitTf32(w.x);
+                ay[r] = splitTf32(w.y);
+            }
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+                Tf32Pair bx[2], by[2];
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const float2 v = sm.Bs[k8 + t + 4 * r][nW + nt * 8 + g];
+                    bx[r] = splitTf32(v.x);
+                    by[r] = splitTf32(v.y);
+                }
+                mma3xTf32(part[nt][0], ax, bx);
+                if constexpr (KIND == PassKind::kC2C) {
+                    const Tf32Pair nby[2] = {negate(by[0]), negate(by[1])};
+                    mma3xTf32(part[nt][0], ay, nby);
+                    mma3xTf32(part[nt][1], ax, by);
+                    mma3xTf32(part[nt][1], ay, bx);
+                } else {
+                    mma3xTf32(part[nt][1], ay, by);
+                }
+            }
+        }
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int r = 0; r < 8; ++r) acc[mt][nt][r / 4][r % 4] += part[nt][r / 4][r % 4];
+    }
+}
+
+template <PassKind KIND, int BM, typename T, bool TC>
 __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, const void* __restrict__ src,
                                                               void* __restrict__ dst, const T* __restrict__ bias) {
     using Tile = PassTile<BM>;
+    using Smem = PassSmem<BM, TC>;
     constexpr int TM = Tile::TM, TN = Tile::TN, BN = Tile::BN;
     // R2C: B holds (x[t] + x[S-t], x[t] - x[S-t]) for t = 0..S/2 (half the terms of a direct real DFT)
-    __shared__ __align__(16) float2 As[kBK][BM];
-    __shared__ __align__(16) float2 Bs[kBK][BN + 2];  // rows 16-byte aligned (float4 reads); +2 spreads k-major stores
+    __shared__ __align__(16) unsigned char smem[Smem::kBytes];
+    auto& As = reinterpret_cast<typename Smem::Tiles*>(smem)->As;
+    auto& Bs = reinterpret_cast<typename Smem::Tiles*>(smem)->Bs;
 
     const int tid = threadIdx.x;
     const int m0 = blockIdx.y * BM;
@@ -100,6 +187,16 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
     for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) acc[i][j] = make_float2(0.f, 0.f);
+
+    // TC: tcAcc[mt][nt][0 / 1][r] are acc.x / acc.y of the warp's mma tiles (fragment layout C)
+    constexpr int kMT = PassTcTile<BM>::MT, kNT = PassTcTile<BM>::NT;
+    float tcAcc[TC ? kMT : 1][TC ? kNT : 1][2][4];
+#pragma unroll
+    for (int mt = 0; mt < (TC ? kMT : 1); ++mt)
+#pragma unroll
+        for (int nt = 0; nt < (TC ? kNT : 1); ++nt)
+#pragma unroll
+            for (int r = 0; r < 8; ++r) tcAcc[mt][nt][r / 4][r % 4] = 0.f;
 
     // B tile element r of the step at k0: raw values, converted when stored to shared memory, so the
     // next step's loads are in flight while this step computes (register double buffering).
@@ -183,34 +280,59 @@ __global__ void __launch_bounds__(kPassThreads, 2) dftPassKernel(DftPass p, cons
 #pragma unroll
             for (int r = 0; r < Tile::RB; ++r) pre[r] = loadB(k0 + kBK, r);
         }
+        if constexpr (TC) {
+            passTcStep<KIND, BM>(*reinterpret_cast<const typename Smem::Tiles*>(smem), tcAcc);
+        } else {
 #pragma unroll
-        for (int kk = 0; kk < kBK; ++kk) {
-            // rows mRow(i) and columns nCol(j): two adjacent pairs each, read as float4
-            float2 a[4], b[4];
+            for (int kk = 0; kk < kBK; ++kk) {
+                // rows mRow(i) and columns nCol(j): two adjacent pairs each, read as float4
+                float2 a[4], b[4];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const float4 av = *reinterpret_cast<const float4*>(&As[kk][2 * tm + 2 * TM * h]);
-                const float4 bv = *reinterpret_cast<const float4*>(&Bs[kk][2 * tn + 2 * TN * h]);
-                a[2 * h] = make_float2(av.x, av.y);
-                a[2 * h + 1] = make_float2(av.z, av.w);
-                b[2 * h] = make_float2(bv.x, bv.y);
-                b[2 * h + 1] = make_float2(bv.z, bv.w);
-            }
-#pragma unroll
-            for (int i = 0; i < 4; ++i)
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    if constexpr (KIND == PassKind::kC2C) {
-                        cmac(acc[i][j], a[i], b[j]);
-                    } else {
-                        acc[i][j].x = fmaf(a[i].x, b[j].x, acc[i][j].x);
-                        acc[i][j].y = fmaf(a[i].y, b[j].y, acc[i][j].y);
-                    }
+                for (int h = 0; h < 2; ++h) {
+                    const float4 av = *reinterpret_cast<const float4*>(&As[kk][2 * tm + 2 * TM * h]);
+                    const float4 bv = *reinterpret_cast<const float4*>(&Bs[kk][2 * tn + 2 * TN * h]);
+                    a[2 * h] = make_float2(av.x, av.y);
+                    a[2 * h + 1] = make_float2(av.z, av.w);
+                    b[2 * h] = make_float2(bv.x, bv.y);
+                    b[2 * h + 1] = make_float2(bv.z, bv.w);
                 }
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        if constexpr (KIND == PassKind::kC2C) {
+                            cmac(acc[i][j], a[i], b[j]);
+                        } else {
+                            acc[i][j].x = fmaf(a[i].x, b[j].x, acc[i][j].x);
+                            acc[i][j].y = fmaf(a[i].y, b[j].y, acc[i][j].y);
+                        }
+                    }
+            }
         }
     }
 
     allowDependentLaunch();
+    if constexpr (TC) {
+        // fragments -> Cs[col][m] -> the FMA variant's acc[i][j] mapping, so one epilogue serves both
+        using TcT = PassTcTile<BM>;
+        auto& Cs = *reinterpret_cast<float2(*)[BN][BM + 1]>(smem);
+        const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+        const int mW = (warp / TcT::warpsN) * TcT::WM, nW = (warp % TcT::warpsN) * TcT::WN;
+        __syncthreads();  // As / Bs are dead
+#pragma unroll
+        for (int mt = 0; mt < TcT::MT; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < TcT::NT; ++nt)
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    Cs[nW + nt * 8 + 2 * t + (r & 1)][mW + mt * 16 + g + 8 * (r >> 1)] =
+                        make_float2(tcAcc[mt][nt][0][r], tcAcc[mt][nt][1][r]);
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) acc[i][j] = Cs[nCol(j)][mRow(i)];
+    }
     // ---- epilogue ----
 #pragma unroll
     for (int j = 0; j < 4; ++j) {

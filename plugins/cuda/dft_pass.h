@@ -51,6 +51,7 @@ struct DftPass {
     int addY = 0;             // kC2R: add the value already in y (the fused layer's skip, skip_gemm.cuh)
     int activation = 0;       // kC2R: core::Activation applied last (0: identity)
     int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
+    int tensorCores = 0;      // 1: the products run on tensor cores in 3xTF32 (mma_tf32.cuh), else fp32 FMA
 };
 
 }  // namespace cuda

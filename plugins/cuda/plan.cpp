@@ -21,6 +21,7 @@ size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 
 std::atomic<int> gAlgoOverride{-1};
 std::atomic<int> gMixRingOverride{-1};
+std::atomic<int> gPassTcOverride{-1};
 
 }  // namespace
 
@@ -164,6 +165,10 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     // Both algorithms share the workspace (only one runs per launch): it fits either, so that the
     // test / benchmark override never needs another size.
     plan.sep = planSeparable(shape, attrs);
+    if (const int tcForced = gPassTcOverride.load(std::memory_order_relaxed); tcForced >= 0) {
+        for (int i = 0; i < plan.sep.nFwd; ++i) plan.sep.fwd[i].pass.tensorCores = tcForced;
+        for (int i = 0; i < plan.sep.nInv; ++i) plan.sep.inv[i].pass.tensorCores = tcForced;
+    }
     // the fused plane writes y at the input size and has no skip / activation epilogue
     if (core::resamples(shape) || shape.hasSkip || (attrs && attrs->activation != core::Activation::kIdentity))
         plan.fusedSupported = false;
@@ -190,6 +195,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setPassTcOverride(int mode) { gPassTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 size_t workspaceBound(const core::SpectralConvShape& maxShape) {
     // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.

@@ -72,6 +72,8 @@ enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
 void setAlgorithmOverride(int mode);
 // Likewise for the mixing kernel's weight ring: -1 the planner's choice, 0 off, 1 on.
 void setMixRingOverride(int mode);
+// Likewise for the separable passes' tensor cores (DftPass::tensorCores).
+void setPassTcOverride(int mode);
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;

@@ -72,6 +72,11 @@ int passTileM(PassKind kind, int M) {
     return t;
 }
 
+bool passUsesTensorCores(const DftPass& p) {
+    (void)p;
+    return true;
+}
+
 SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
     const int32_t* modesLow = attrs ? attrs->modesLow : nullptr;
     SeparablePlan sp;
@@ -169,8 +174,11 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.dst = Buffer::kY;
     }
 
-    for (int i = 0; i < sp.nFwd; ++i) sp.fwd[i].pass.tileM = passTileM(sp.fwd[i].kind, sp.fwd[i].pass.M);
-    for (int i = 0; i < sp.nInv; ++i) sp.inv[i].pass.tileM = passTileM(sp.inv[i].kind, sp.inv[i].pass.M);
+    for (int i = 0; i < sp.nFwd + sp.nInv; ++i) {
+        PassStep& st = i < sp.nFwd ? sp.fwd[i] : sp.inv[i - sp.nFwd];
+        st.pass.tileM = passTileM(st.kind, st.pass.M);
+        st.pass.tensorCores = passUsesTensorCores(st.pass) ? 1 : 0;
+    }
 
     // ---- split of the last forward pass's k range when its grid is small (partials summed by mixing) ----
     const size_t specBytes = static_cast<size_t>(specInElems) * 8;

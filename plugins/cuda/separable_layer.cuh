@@ -18,12 +18,22 @@ cudaError_t launchPassTile(const DftPass& p, const void* src, void* dst, const T
     constexpr int BN = PassTile<BM>::BN;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + BN - 1) / BN), static_cast<unsigned>((p.M + BM - 1) / BM),
                     static_cast<unsigned>((p.K + p.kPerSplit - 1) / p.kPerSplit));
-    return launchKernel(dftPassKernel<KIND, BM, T>, grid, dim3(kPassThreads), 0, stream, p, src, dst, bias);
+    if constexpr (BM >= 32) {  // 16-row tiles run on tensor cores as 32 (launchPass)
+        if (p.tensorCores) return launchKernel(dftPassKernel<KIND, BM, T, true>, grid, dim3(kPassThreads), 0, stream, p, src, dst, bias);
+    }
+    return launchKernel(dftPassKernel<KIND, BM, T, false>, grid, dim3(kPassThreads), 0, stream, p, src, dst, bias);
 }
 
 // One pass: dispatch on its tile rows (passTileM's values: 16, 32 for real passes, up to 64 for C2C).
+// The tensor-core variant runs 16-row tiles as 32 (a 16-row tile's 256 columns would hold twice the
+// registers for the next step's loads; the padded rows hold zero twiddles, no sincos).
 template <PassKind KIND, typename T>
 cudaError_t launchPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
+    if (p.tensorCores && p.tileM == 16) {
+        DftPass q = p;
+        q.tileM = 32;
+        return launchPass<KIND, T>(q, src, dst, bias, stream);
+    }
     switch (p.tileM) {
         case 16: return launchPassTile<KIND, 16, T>(p, src, dst, bias, stream);
         case 32: return launchPassTile<KIND, 32, T>(p, src, dst, bias, stream);

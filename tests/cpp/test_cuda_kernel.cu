@@ -27,6 +27,7 @@ using core::DataType;
 namespace turbofno {
 namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable
+void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor cores in the separable passes
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -348,7 +349,15 @@ int main() {
         std::printf("FAIL: TFNO_TEST_ALGO=%s is not auto, fused or separable\n", algoName.c_str());
         return 1;
     }
-    std::printf("algorithm: %s\n", algoName.c_str());
+    // TFNO_TEST_PASS_TC=0|1 forces the separable passes onto fp32 FMA / tensor cores
+    const char* tc = std::getenv("TFNO_TEST_PASS_TC");
+    const std::string tcName = tc ? tc : "auto";
+    if (tcName == "0" || tcName == "1") cuda::setPassTcOverride(tcName == "1" ? 1 : 0);
+    else if (tcName != "auto") {
+        std::printf("FAIL: TFNO_TEST_PASS_TC=%s is not 0 or 1\n", tcName.c_str());
+        return 1;
+    }
+    std::printf("algorithm: %s, pass tensor cores: %s\n", algoName.c_str(), tcName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};

@@ -27,18 +27,22 @@ def lib():
         _lib.tfno_set_algo.argtypes = [ctypes.c_int]
         _lib.tfno_set_pdl.argtypes = [ctypes.c_int]
         _lib.tfno_set_mix_ring.argtypes = [ctypes.c_int]
+        _lib.tfno_set_pass_tc.argtypes = [ctypes.c_int]
     return _lib
 
 
-# Kernel paths the GPU scripts can force (plugins/cuda/plan.h Algorithm; -1: the planner's choice).
-PATHS = {"auto": -1, "fused": 0, "separable": 1}
+# Kernel paths the GPU scripts can force: (plugins/cuda/plan.h Algorithm, tensor cores in the
+# separable passes); -1: the planner's choice.
+PATHS = {"auto": (-1, -1), "fused": (0, -1), "separable": (1, -1), "separable-fma": (1, 0), "separable-tc": (1, 1)}
 
 
 def set_path(path: str) -> None:
     """Forces the algorithm of the following launches: 'auto' (the planner), 'fused' (fused-plane
-    kernels) or 'separable' (per-axis passes). A forced algorithm that cannot run a shape falls back
-    to the other one."""
-    lib().tfno_set_algo(PATHS[path])
+    kernels) or 'separable' (per-axis passes; '-fma' / '-tc' also force their products onto fp32 FMA
+    or 3xTF32 tensor cores). A forced algorithm that cannot run a shape falls back to the other one."""
+    algo, tc = PATHS[path]
+    lib().tfno_set_algo(algo)
+    lib().tfno_set_pass_tc(tc)
 
 
 def set_tuning(pdl: int = -1, mix_ring: int = -1) -> None:

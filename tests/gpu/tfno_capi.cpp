@@ -15,6 +15,7 @@ namespace turbofno {
 namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
 void setMixRingOverride(int mode);    // plugins/cuda/plan.h
+void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
 }  // namespace cuda
 }  // namespace turbofno
@@ -86,6 +87,7 @@ void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
 // between our kernels (pdl.cuh) and the mixing kernel's weight ring (mixing.cuh).
 void tfno_set_pdl(int mode) { cuda::setPdlOverride(mode); }
 void tfno_set_mix_ring(int mode) { cuda::setMixRingOverride(mode); }
+void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
 
 void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
 

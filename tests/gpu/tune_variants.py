@@ -1,12 +1,13 @@
-"""Compare the kernel's tuning switches at the benchmark shapes (GPU machine, one call):
+"""Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
-For every fp32 shape: PyTorch CUDA-graph replay and our layer (planner's algorithm) with each
-combination of programmatic dependent launch (pdl) and the mixing weight ring (ring), as CUDA graphs
-of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model) and of
-one call; rel-L2 of every variant against a float64 layer, output poisoned with NaN first.
-Writes tune_variants.json / .md into --out.
+For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
+graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
+and of one call; rel-L2 of every variant against a float64 layer, output poisoned with NaN first.
+Sets: `tc` = the fused plane, the separable passes on fp32 FMA and on 3xTF32 tensor cores (the
+planner's choice of algorithm and pass units); `pdl_ring` = programmatic dependent launch x the
+mixing weight ring. Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -25,19 +26,25 @@ from tfno import Layer, set_path, set_tuning  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
-VARIANTS = [(0, 0), (1, 0), (0, 1), (1, 1)]  # (pdl, ring)
+# name -> (tfno.PATHS path, pdl, ring); -1 = the planner's choice
+SETS = {
+    "pdl_ring": {f"pdl{p} ring{q}": ("auto", p, q) for p in (0, 1) for q in (0, 1)},
+    "tc": {"fused plane": ("fused", -1, -1), "separable fma": ("separable-fma", -1, -1),
+           "separable tc": ("separable-tc", -1, -1), "planner": ("auto", -1, -1)},
+}
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--set", choices=sorted(SETS), default="tc")
     ap.add_argument("--config", default=str(ROOT / "bench" / "configs" / "gpu.json"))
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--out", default=".")
     args = ap.parse_args()
     cfg = json.loads(Path(args.config).read_text())
     iters, warm, R = 50, 10, args.reps
+    variants = SETS[args.set]
     rows = []
-    set_path("auto")
     for spec in cfg["shapes"]:
         c = make_case(spec)
         x, w, b = c.x, c.w, c.b
@@ -45,9 +52,9 @@ def main():
             r = dict(shape=c.label, torch_graph_ms=graph_bench(c.torch_fn, R, iters, warm))
         layer = Layer(x.shape, w.shape, True, c.low, c.high)
         y = torch.empty_like(x)
-        for pdl, ring in VARIANTS:
+        for tag, (path, pdl, ring) in variants.items():
+            set_path(path)
             set_tuning(pdl, ring)
-            tag = f"pdl{pdl}_ring{ring}"
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()
@@ -56,19 +63,20 @@ def main():
             g = graph_of(lambda: layer(x, w, b, y))
             r[f"{tag}_1call_ms"] = bench(g.replay, iters, warm)
             del g
-        set_tuning(-1, -1)
+        set_path("auto")
+        set_tuning()
         rows.append(r)
         print(json.dumps(r), flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "tune_variants.json").write_text(json.dumps(rows, indent=1))
-    head = "| shape | torch graph | " + " | ".join(f"pdl{p} ring{q}" for p, q in VARIANTS) + " | best vs torch | max err |"
+    head = "| shape | torch graph | " + " | ".join(variants) + " | best vs torch | max err |"
     lines = [f"Per-layer ms, CUDA graph of {R} back-to-back calls (/ {R}); 1-call graph in parentheses.", "", head,
-             "|" + "---|" * (len(VARIANTS) + 4)]
+             "|" + "---|" * (len(variants) + 4)]
     for r in rows:
-        cells = [f"{r[f'pdl{p}_ring{q}_ms']:.4f} ({r[f'pdl{p}_ring{q}_1call_ms']:.4f})" for p, q in VARIANTS]
-        best = min(r[f"pdl{p}_ring{q}_ms"] for p, q in VARIANTS)
-        err = max(r[f"pdl{p}_ring{q}_err"] for p, q in VARIANTS)
+        cells = [f"{r[f'{t}_ms']:.4f} ({r[f'{t}_1call_ms']:.4f})" for t in variants]
+        best = min(r[f"{t}_ms"] for t in variants)
+        err = max(r[f"{t}_err"] for t in variants)
         lines.append(f"| {r['shape']} | {r['torch_graph_ms']:.4f} | " + " | ".join(cells) +
                      f" | {r['torch_graph_ms'] / best:.2f}× | {err:.1e} |")
     (out / "tune_variants.md").write_text("\n".join(lines) + "\n")
