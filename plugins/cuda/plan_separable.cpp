@@ -72,9 +72,11 @@ int passTileM(PassKind kind, int M) {
     return t;
 }
 
-bool passUsesTensorCores(const DftPass& p) {
-    (void)p;
-    return true;
+bool passUsesTensorCores(PassKind kind) {
+    // Measured on the H200 at 1171037 (tests/gpu/logs/pass_tc_1171037, ncu): complex passes 8-10 %
+    // faster on tensor cores; real passes 10-13 % slower (two products per tile, so the split and
+    // staging work per useful multiply-add doubles, and their registers spill).
+    return kind == PassKind::kC2C;
 }
 
 SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
@@ -177,7 +179,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     for (int i = 0; i < sp.nFwd + sp.nInv; ++i) {
         PassStep& st = i < sp.nFwd ? sp.fwd[i] : sp.inv[i - sp.nFwd];
         st.pass.tileM = passTileM(st.kind, st.pass.M);
-        st.pass.tensorCores = passUsesTensorCores(st.pass) ? 1 : 0;
+        st.pass.tensorCores = passUsesTensorCores(st.kind) ? 1 : 0;
     }
 
     // ---- split of the last forward pass's k range when its grid is small (partials summed by mixing) ----

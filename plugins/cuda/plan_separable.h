@@ -35,8 +35,8 @@ struct SeparablePlan {
 
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
-// Whether a pass runs its products on tensor cores (3xTF32) or fp32 FMA (a planner rule).
-bool passUsesTensorCores(const DftPass& p);
+// Whether a pass of `kind` runs its products on tensor cores (3xTF32) or fp32 FMA (a planner rule).
+bool passUsesTensorCores(PassKind kind);
 
 // The plan for a validated shape; `attrs` may be null (sizes only: twiddle maps then assume all
 // leading modes are low and the scale is that of norm = backward, which changes no size).

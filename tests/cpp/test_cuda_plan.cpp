@@ -88,6 +88,9 @@ void checkChain(const core::SpectralConvShape& s) {
     for (int i = 0; i < d; ++i) {
         expect(sp.fwd[i].src != sp.fwd[i].dst && sp.inv[i].src != sp.inv[i].dst, n + ": no pass works in place");
         expect(sp.fwd[i].pass.tileM == cuda::passTileM(sp.fwd[i].kind, sp.fwd[i].pass.M), n + ": tile rule");
+        expect(sp.fwd[i].pass.tensorCores == (sp.fwd[i].kind == PassKind::kC2C ? 1 : 0) &&
+                   sp.inv[i].pass.tensorCores == (sp.inv[i].kind == PassKind::kC2C ? 1 : 0),
+               n + ": complex passes on tensor cores, real passes on FMA");
     }
     // columns x rows of every pass cover its tensors exactly
     int64_t lines = s.batch * s.inChannels;
