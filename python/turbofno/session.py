@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Sequence, Union
+from typing import Mapping, Sequence, Union
 
 from turbofno._library import get_library_path
 
@@ -50,21 +50,69 @@ def fp32_exact_providers(providers: Sequence, allow_tf32: bool = False) -> list:
     return out
 
 
+def fix_input_shapes(model: Union[str, os.PathLike, bytes], input_shapes: Mapping[str, Sequence[int]]) -> bytes:
+    """`model` (a path or serialized bytes) with the named graph inputs' symbolic axes set to the given
+    sizes, serialized. Every other input or output axis that shares a fixed axis' symbol gets its size
+    too; stale intermediate shapes are dropped (ORT infers them again). With all input sizes known,
+    ORT's constant folding turns the shape arithmetic of a dynamic-axes export (Shape -> Gather ->
+    Concat ...) into constants, so no node is left on the CPU and the CUDA EP's graph capture
+    (`enable_cuda_graph`) can run the model. Raises ValueError naming the input when a name, rank or a
+    fixed axis disagrees."""
+    import onnx
+
+    proto = onnx.load_from_string(model) if isinstance(model, bytes) else onnx.load(os.fspath(model))
+    graph = proto.graph
+    initializers = {init.name for init in graph.initializer}
+    inputs = {i.name: i for i in graph.input if i.name not in initializers}
+    unknown = sorted(set(input_shapes) - set(inputs))
+    if unknown:
+        raise ValueError(f"input_shapes names {unknown}, but the model's inputs are {sorted(inputs)}")
+    symbols: dict[str, int] = {}
+    for name, shape in input_shapes.items():
+        dims = inputs[name].type.tensor_type.shape.dim
+        shape = [int(v) for v in shape]
+        if len(dims) != len(shape):
+            raise ValueError(f"input_shapes[{name!r}] has {len(shape)} axes, the model's input {name!r} has {len(dims)}")
+        for axis, (dim, size) in enumerate(zip(dims, shape)):
+            if size < 1:
+                raise ValueError(f"input_shapes[{name!r}] axis {axis} is {size}: sizes must be positive")
+            if dim.HasField("dim_value") and dim.dim_value != size:
+                raise ValueError(f"input_shapes[{name!r}] axis {axis} is {size}, but the model fixes it to {dim.dim_value}")
+            if dim.HasField("dim_param"):
+                if symbols.setdefault(dim.dim_param, size) != size:
+                    raise ValueError(f"input_shapes gives the axis {dim.dim_param!r} two sizes ({symbols[dim.dim_param]}, {size})")
+    for value in list(graph.input) + list(graph.output):
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param") and dim.dim_param in symbols:
+                dim.dim_value = symbols[dim.dim_param]  # clears dim_param (a oneof)
+    for value in list(graph.output):  # output sizes computed from fixed inputs are inferred again
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param"):
+                dim.Clear()
+    del graph.value_info[:]
+    return proto.SerializeToString()
+
+
 def make_session(model: Union[str, os.PathLike, bytes], providers: Sequence | None = None, *,
-                 allow_tf32: bool = False, **opts):
+                 allow_tf32: bool = False, input_shapes: Mapping[str, Sequence[int]] | None = None, **opts):
     """onnxruntime.InferenceSession for `model` (a path or serialized bytes) with SpectralConv available.
 
-    providers : as for InferenceSession (names or (name, options) pairs); default: default_providers().
-    allow_tf32: let ORT's CUDA EP use TF32 for MatMul / Conv (its own default; faster on tensor cores,
-                but ~1e-4 to 1e-3 relative error on whole FNOs). Default False: the CUDA EP gets
-                use_tf32=0, so results match PyTorch fp32 (~1e-7). No effect on the CPU EP.
-    opts      : SessionOptions attributes (see make_session_options).
+    providers   : as for InferenceSession (names or (name, options) pairs); default: default_providers().
+    allow_tf32  : let ORT's CUDA EP use TF32 for MatMul / Conv (its own default; faster on tensor cores,
+                  but ~1e-4 to 1e-3 relative error on whole FNOs). Default False: the CUDA EP gets
+                  use_tf32=0, so results match PyTorch fp32 (~1e-7). No effect on the CPU EP.
+    input_shapes: {input name: shape}: run a model exported with dynamic axes at these sizes only
+                  (fix_input_shapes). Its shape arithmetic then folds into constants, which ORT's CUDA
+                  graph (`enable_cuda_graph`) needs; without it a dynamic-axes model refuses graph capture.
+    opts        : SessionOptions attributes (see make_session_options).
     """
     import onnxruntime as ort
 
     options = make_session_options(**opts)
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
+    if input_shapes:
+        model = fix_input_shapes(model, input_shapes)
     chosen = fp32_exact_providers(list(providers) if providers else default_providers(), allow_tf32)
     try:
         return ort.InferenceSession(model, options, providers=chosen)
@@ -72,9 +120,10 @@ def make_session(model: Union[str, os.PathLike, bytes], providers: Sequence | No
         if "graph capture" in str(err):
             raise RuntimeError(
                 f"{err}\nturbofno: ORT's CUDA graph needs every node on the CUDA EP; a model exported with dynamic "
-                "spatial (or batch) axes computes its shapes on the CPU. Export it for one size with "
-                "turbofno.export(..., dynamic_batch=False, dynamic_spatial=False) (CLI: --static-batch "
-                "--static-spatial) to use enable_cuda_graph, or drop enable_cuda_graph.") from err
+                "spatial (or batch) axes computes its shapes on the CPU. Pass the input sizes to make_session "
+                "(input_shapes={'x': (batch, channels, *spatial)}: the shape arithmetic then folds into constants), "
+                "or export for one size with turbofno.export(..., dynamic_batch=False, dynamic_spatial=False) "
+                "(CLI: --static-batch --static-spatial), or drop enable_cuda_graph.") from err
         raise
 
 
