@@ -44,11 +44,11 @@ struct alignas(4 * sizeof(T)) Quad {
 
 }  // namespace skiptc
 
-// grid (ceil(P / 128), ceil(Cout / 64), N), 256 threads. vec: x and y rows may be accessed four
-// elements at a time. P = prod(S) < 2^31 (validated tensors); channel offsets are 64-bit.
-template <typename T>
+// grid (ceil(P / 128), ceil(Cout / 64), N), 256 threads. VEC: x and y rows are accessed four elements
+// at a time (P % 4 == 0, aligned bases). P = prod(S) < 2^31 (validated tensors); channel offsets are 64-bit.
+template <typename T, bool VEC>
 __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const T* __restrict__ x, const T* __restrict__ w,
-                                                                       T* __restrict__ y, int Cin, int Cout, int P, bool vec) {
+                                                                       T* __restrict__ y, int Cin, int Cout, int P) {
     using namespace skiptc;
     __shared__ __align__(16) float smem[kSmemFloats];
     float* Ws = smem;                   // [kM][kWStride], this step's W[o0.., c0..]
@@ -58,8 +58,11 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     const int wo = (warp / 4) * 32, wp = (warp % 4) * 32;  // the warp's 32 x 32 tile in the block tile
     const int p0 = blockIdx.x * kN, o0 = blockIdx.y * kM, n = blockIdx.z;
     const T* xn = x + static_cast<size_t>(n) * Cin * P;
-    // x and C tiles: this thread's group q is row qRow + kRowsPerPass * q, points qCol..qCol + 3
-    const int qRow = tid / kQuadsPerRow, qCol = 4 * (tid % kQuadsPerRow);
+    // x and C tiles: this thread's element (q, j), j < 4, q < 2 (x) or 8 (C). VEC: row qRow + 8 q,
+    // points qCol + j (one vector access); else row qRow + 8 q + 2 j, point qCol, so that a warp's
+    // scalar accesses still cover 32 consecutive points
+    const int qRow = VEC ? tid / kQuadsPerRow : tid / kN, qCol = VEC ? 4 * (tid % kQuadsPerRow) : tid % kN;
+    constexpr int jRow = VEC ? 0 : kTcThreads / kN;
     const int qp = p0 + qCol;
     const T zero = fromFloat<T>(0.f);
 
@@ -74,15 +77,16 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     auto load = [&](int c0) {
 #pragma unroll
         for (int q = 0; q < kXQuads; ++q) {
-            const bool cOk = c0 + qRow + kRowsPerPass * q < Cin;
+            const int c = c0 + qRow + kRowsPerPass * q;  // + jRow * j
             const T* src = xq + q * xRowsStep;
-            if (vec) {
-                const Quad<T> v = (cOk && qp < P) ? *reinterpret_cast<const Quad<T>*>(src) : Quad<T>{{zero, zero, zero, zero}};
+            if constexpr (VEC) {
+                const Quad<T> v = (c < Cin && qp < P) ? *reinterpret_cast<const Quad<T>*>(src) : Quad<T>{{zero, zero, zero, zero}};
 #pragma unroll
                 for (int j = 0; j < 4; ++j) xr[q][j] = v.v[j];
             } else {
 #pragma unroll
-                for (int j = 0; j < 4; ++j) xr[q][j] = (cOk && qp + j < P) ? src[j] : zero;
+                for (int j = 0; j < 4; ++j)
+                    xr[q][j] = (c + jRow * j < Cin && qp < P) ? src[static_cast<size_t>(jRow * j) * P] : zero;
             }
         }
 #pragma unroll
@@ -93,9 +97,15 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     };
     auto store = [&]() {
 #pragma unroll
-        for (int q = 0; q < kXQuads; ++q)
-            *reinterpret_cast<float4*>(&Xs[(qRow + kRowsPerPass * q) * kXStride + qCol]) =
-                make_float4(toFloat(xr[q][0]), toFloat(xr[q][1]), toFloat(xr[q][2]), toFloat(xr[q][3]));
+        for (int q = 0; q < kXQuads; ++q) {
+            float* dst = &Xs[(qRow + kRowsPerPass * q) * kXStride + qCol];
+            if constexpr (VEC) {
+                *reinterpret_cast<float4*>(dst) = make_float4(toFloat(xr[q][0]), toFloat(xr[q][1]), toFloat(xr[q][2]), toFloat(xr[q][3]));
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) dst[jRow * j * kXStride] = toFloat(xr[q][j]);
+            }
+        }
 #pragma unroll
         for (int r = 0; r < kWElems; ++r) {
             const int e = tid + kTcThreads * r;
@@ -152,17 +162,20 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
 #pragma unroll
     for (int q = 0; q < kCQuads; ++q) {
         const int row = qRow + kRowsPerPass * q;
-        const int o = o0 + row;
-        if (o >= Cout) break;  // rows grow with q
-        const float4 v = *reinterpret_cast<const float4*>(&Cs[row * kXStride + qCol]);
-        T* dst = yn + static_cast<size_t>(o) * P + qp;
-        const Quad<T> out{{fromFloat<T>(v.x), fromFloat<T>(v.y), fromFloat<T>(v.z), fromFloat<T>(v.w)}};
-        if (vec) {
-            if (qp < P) *reinterpret_cast<Quad<T>*>(dst) = out;
+        const float* src = &Cs[row * kXStride + qCol];
+        if constexpr (VEC) {
+            const int o = o0 + row;
+            if (o < Cout && qp < P) {
+                const float4 v = *reinterpret_cast<const float4*>(src);
+                *reinterpret_cast<Quad<T>*>(yn + static_cast<size_t>(o) * P + qp) =
+                    Quad<T>{{fromFloat<T>(v.x), fromFloat<T>(v.y), fromFloat<T>(v.z), fromFloat<T>(v.w)}};
+            }
         } else {
 #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                if (qp + j < P) dst[j] = out.v[j];
+            for (int j = 0; j < 4; ++j) {
+                const int o = o0 + row + jRow * j;
+                if (o < Cout && qp < P) yn[static_cast<size_t>(o) * P + qp] = fromFloat<T>(src[jRow * j * kXStride]);
+            }
         }
     }
 }
@@ -174,7 +187,8 @@ cudaError_t launchSkipGemmTc(const T* x, const T* w, T* y, int N, int Cin, int C
     constexpr uintptr_t kAlign = 4 * sizeof(T);
     const bool vec = P % 4 == 0 && reinterpret_cast<uintptr_t>(x) % kAlign == 0 && reinterpret_cast<uintptr_t>(y) % kAlign == 0;
     const dim3 grid(static_cast<unsigned>((P + kN - 1) / kN), static_cast<unsigned>((Cout + kM - 1) / kM), static_cast<unsigned>(N));
-    return launchKernel(skipGemmTcKernel<T>, grid, dim3(kTcThreads), 0, stream, x, w, y, Cin, Cout, static_cast<int>(P), vec);
+    auto kernel = vec ? skipGemmTcKernel<T, true> : skipGemmTcKernel<T, false>;
+    return launchKernel(kernel, grid, dim3(kTcThreads), 0, stream, x, w, y, Cin, Cout, static_cast<int>(P));
 }
 
 }  // namespace cuda

@@ -18,6 +18,12 @@ kWS, kXS = kK + 4, kN + 8
 kQPR = kN // 4; kRPP = kTh // kQPR; kXQ = kK // kRPP; kWE = kM * kK // kTh; kCQ = kM // kRPP
 stage = kM * kWS + kK * kXS; cfl = kM * kXS; SM = max(stage, cfl)
 
+def thread_map(tid, vec):
+    """(qRow, qCol, jRow, jCol): element (q, j) of a thread's x / C tile share is at row
+    qRow + 8 q + jRow j, column qCol + jCol j."""
+    return (tid // kQPR, 4 * (tid % kQPR), 0, 1) if vec else (tid // kN, tid % kN, kTh // kN, 0)
+
+
 def run(x, w, vec):
     N, Cin, P = x.shape; Cout = w.shape[0]
     y = np.full((N, Cout, P), np.nan)
@@ -28,12 +34,13 @@ def run(x, w, vec):
         def load(c0):
             xr = np.zeros((kTh, kXQ, 4)); wr = np.zeros((kTh, kWE))
             for tid in range(kTh):
-                qRow, qCol = tid // kQPR, 4 * (tid % kQPR); qp = p0 + qCol
+                qRow, qCol, jRow, jCol = thread_map(tid, vec); qp = p0 + qCol
                 for q in range(kXQ):
-                    c = c0 + qRow + kRPP * q
                     for j in range(4):
-                        ok = c < Cin and (qp < P if vec else qp + j < P)
-                        xr[tid, q, j] = x[n, c, qp + j] if ok else 0
+                        c = c0 + qRow + kRPP * q + jRow * j
+                        ok = c < Cin and qp < P
+                        assert not (ok and vec and qp + 3 >= P), "vector access past P"
+                        xr[tid, q, j] = x[n, c, qp + jCol * j] if ok else 0
                 wo0, wc0 = o0 + tid // kK, tid % kK
                 for r in range(kWE):
                     ok = c0 + wc0 < Cin and wo0 + (kTh // kK) * r < Cout
@@ -42,10 +49,10 @@ def run(x, w, vec):
         xr, wr = load(0)
         for c0 in range(0, Cin, kK):
             for tid in range(kTh):
-                qRow, qCol = tid // kQPR, 4 * (tid % kQPR)
+                qRow, qCol, jRow, jCol = thread_map(tid, vec)
                 for q in range(kXQ):
-                    a = Xs + (qRow + kRPP * q) * kXS + qCol
-                    smem[a:a + 4] = xr[tid, q]
+                    for j in range(4):
+                        smem[Xs + (qRow + kRPP * q + jRow * j) * kXS + qCol + jCol * j] = xr[tid, q, j]
                 for r in range(kWE):
                     e = tid + kTh * r
                     smem[Ws + (e // kK) * kWS + e % kK] = wr[tid, r]
@@ -83,14 +90,13 @@ def run(x, w, vec):
                         a = (wo + 16 * mi + g + 8 * h) * kXS + wp + 8 * ni + 2 * t
                         smem[a] = acc[tid, mi, ni, 2 * h]; smem[a + 1] = acc[tid, mi, ni, 2 * h + 1]
         for tid in range(kTh):
-            qRow, qCol = tid // kQPR, 4 * (tid % kQPR); qp = p0 + qCol
+            qRow, qCol, jRow, jCol = thread_map(tid, vec); qp = p0 + qCol
             for q in range(kCQ):
-                row = qRow + kRPP * q; o = o0 + row
-                if o >= Cout: break
-                v = smem[row * kXS + qCol: row * kXS + qCol + 4]
                 for j in range(4):
-                    if (qp < P) if vec else (qp + j < P):
-                        assert np.isnan(y[n, o, qp + j]); y[n, o, qp + j] = v[j]
+                    row = qRow + kRPP * q + jRow * j; o = o0 + row
+                    if o < Cout and qp < P:
+                        assert np.isnan(y[n, o, qp + jCol * j]), "output written twice"
+                        y[n, o, qp + jCol * j] = smem[row * kXS + qCol + jCol * j]
     return y
 
 def banks():
@@ -107,7 +113,16 @@ def banks():
             g, t = lane // 4, lane % 4
             b += [(g * kXS + 2 * t) % 32, (g * kXS + 2 * t + 1) % 32]
         assert len(set(b)) == 32, ("C", half)
-    print("banks ok")
+    for vec in (True, False):  # each tile element belongs to exactly one (thread, q, j)
+        for rows, nq in ((kK, kXQ), (kM, kCQ)):
+            seen = np.zeros((rows, kN), int)
+            for tid in range(kTh):
+                qRow, qCol, jRow, jCol = thread_map(tid, vec)
+                for q in range(nq):
+                    for j in range(4):
+                        seen[qRow + kRPP * q + jRow * j, qCol + jCol * j] += 1
+            assert (seen == 1).all(), ("tile cover", vec, rows)
+    print("banks ok, tile cover ok")
 
 def main():
     banks()
