@@ -22,6 +22,7 @@ size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 std::atomic<int> gAlgoOverride{-1};
 std::atomic<int> gMixRingOverride{-1};
 std::atomic<int> gPassTcOverride{-1};
+std::atomic<int> gSkipTcOverride{-1};
 
 }  // namespace
 
@@ -154,6 +155,8 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     const bool ringPays = static_cast<int64_t>(g.mixBatch) * g.Cin >= 64;
     g.mixRing = g.separable ? 0 : (ringForced >= 0 ? ringForced : (ringPays ? 1 : 0));
     if (g.mixRing) plan.mixSmem += mixRingBytes(32 * g.mixWarps);
+    // the skip GEMM: tensor cores (3xTF32) unless a test forces the FMA kernel
+    plan.skipTc = gSkipTcOverride.load(std::memory_order_relaxed) != 0;
 
     const size_t kall = static_cast<size_t>(g.Kall);
     plan.specInOffset = 0;
@@ -196,6 +199,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setPassTcOverride(int mode) { gPassTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setSkipTcOverride(int mode) { gSkipTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 size_t workspaceBound(const core::SpectralConvShape& maxShape) {
     // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.

@@ -74,6 +74,9 @@ void setAlgorithmOverride(int mode);
 void setMixRingOverride(int mode);
 // Likewise for the separable passes' tensor cores (DftPass::tensorCores).
 void setPassTcOverride(int mode);
+// Likewise for the fused layer's skip GEMM: -1 the planner's choice (tensor cores), 0 the fp32 FMA
+// kernel, 1 tensor cores (skip_gemm.cuh).
+void setSkipTcOverride(int mode);
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;
@@ -84,6 +87,7 @@ struct Plan {
     size_t specOutOffset = 0, specOutBytes = 0;  // [N][Cout][Kall] float2 (mixed)
     size_t workspaceBytes = 0;
     size_t fwdSmem = 0, invSmem = 0, mixSmem = 0; // dynamic shared memory per block
+    bool skipTc = true;            // the skip GEMM on tensor cores (3xTF32), else fp32 FMA (skip_gemm.cuh)
     bool supported = false;        // the chosen algorithm can run this shape
     const char* whyNot = "";
 };

@@ -77,7 +77,7 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
     cudaError_t err;
     // the fused layer's skip first: the C2R epilogue adds the spectral part to it in place
     if (sp.skipPoints > 0 && (err = launchSkipGemm<T>(x, skipWeight, y, plan.g.N, plan.g.Cin, plan.g.Cout, sp.skipPoints,
-                                                      stream)) != cudaSuccess)
+                                                      plan.skipTc, stream)) != cudaSuccess)
         return err;
     for (int i = 0; i < sp.nFwd; ++i)
         if ((err = run(sp.fwd[i])) != cudaSuccess) return err;

@@ -2,10 +2,13 @@
 // written to y before the separable algorithm's C2R pass, whose epilogue adds the spectral part,
 // the bias and the activation in place (so x is read once for the skip and y written twice, instead
 // of ORT's Conv + Add + activation chain of separate tensors).
+// Two kernels: the tensor-core one (skip_gemm_tc.cuh, 3xTF32, the default) and the plain fp32 FMA
+// one below, kept as a reference for tests and timing (Plan::skipTc, setSkipTcOverride in plan.h).
 #pragma once
 
 #include "common.cuh"
 #include "pdl.cuh"
+#include "skip_gemm_tc.cuh"
 
 namespace turbofno {
 namespace cuda {
@@ -68,7 +71,10 @@ __global__ void __launch_bounds__(256) skipGemmKernel(const T* __restrict__ x, c
 }
 
 template <typename T>
-cudaError_t launchSkipGemm(const void* x, const void* w, void* y, int N, int Cin, int Cout, int64_t P, cudaStream_t stream) {
+cudaError_t launchSkipGemm(const void* x, const void* w, void* y, int N, int Cin, int Cout, int64_t P, bool tensorCores,
+                           cudaStream_t stream) {
+    if (tensorCores)
+        return launchSkipGemmTc<T>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y), N, Cin, Cout, P, stream);
     if (N > 65535 || (Cout + kSkipTile - 1) / kSkipTile > 65535) return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((P + kSkipTile - 1) / kSkipTile), static_cast<unsigned>((Cout + kSkipTile - 1) / kSkipTile),
                     static_cast<unsigned>(N));

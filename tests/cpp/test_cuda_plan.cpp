@@ -172,6 +172,13 @@ void testFusedLayer() {
     a.activation = core::Activation::kIdentity;
     const cuda::Plan q = cuda::makePlan(plain, &a);
     expect(q.sep.skipPoints == 0 && q.sep.inv[1].pass.addY == 0 && q.sep.inv[1].pass.activation == 0, "plain layer: no epilogue");
+    // the skip GEMM runs on tensor cores unless the test hook forces the FMA kernel
+    expect(p.skipTc, "fused layer: skip GEMM on tensor cores by default");
+    cuda::setSkipTcOverride(0);
+    expect(!cuda::makePlan(s, &a).skipTc, "skip GEMM override 0: FMA kernel");
+    cuda::setSkipTcOverride(1);
+    expect(cuda::makePlan(s, &a).skipTc, "skip GEMM override 1: tensor cores");
+    cuda::setSkipTcOverride(-1);
 }
 
 void testChains() {

@@ -16,6 +16,7 @@ namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
 void setMixRingOverride(int mode);    // plugins/cuda/plan.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
+void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
 }  // namespace cuda
 }  // namespace turbofno
@@ -84,10 +85,12 @@ int tfno_launch(void* handle, const void* x, const void* w, const void* b, const
 void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
 
 // Tuning switches of the next launches (-1 automatic, 0 off, 1 on): programmatic dependent launch
-// between our kernels (pdl.cuh) and the mixing kernel's weight ring (mixing.cuh).
+// between our kernels (pdl.cuh), the mixing kernel's weight ring (mixing.cuh) and the fused layer's
+// skip GEMM on tensor cores (skip_gemm.cuh; off: the fp32 FMA kernel).
 void tfno_set_pdl(int mode) { cuda::setPdlOverride(mode); }
 void tfno_set_mix_ring(int mode) { cuda::setMixRingOverride(mode); }
 void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
+void tfno_set_skip_tc(int mode) { cuda::setSkipTcOverride(mode); }
 
 void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
 

@@ -7,8 +7,11 @@ the benchmark shapes; y is NaN-poisoned before each launch and every element mus
 a CUDA-graph capture of the launch must replay to the same result on new data.
 Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
 kernels (fused) and the separable passes (separable).
+With --skip-gemm 1,0, only the fused layer's 1x1 skip GEMM instead: tensor cores forced on (1) and
+off (0) (tfno.set_tuning skip_tc), odd channel counts and point counts, once with the spectral weight zero
+(y = skip x exactly: the GEMM's own error) and once as a whole layer (bias, GELU).
 Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable]
-(exit code 1 on any failure)
+[--skip-gemm 1,0] (exit code 1 on any failure)
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1] / "python"))
-from tfno import PATHS, Layer, set_path  # noqa: E402
+from tfno import PATHS, Layer, set_path, set_tuning  # noqa: E402
 from turbofno.reference import random_case, spectral_conv  # noqa: E402
 
 TOL = {torch.float32: 1e-5, torch.float16: 1e-2, torch.bfloat16: 1e-2}
@@ -92,12 +95,29 @@ FUSED = [
     ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
 ]
 
+# --skip-gemm: (spatial, low, high, batch, cin, cout). Channels across the 16-channel steps and the
+# 64-channel tiles; P = prod(S) odd, even but not a multiple of 4 (scalar loads) and a multiple of 4
+# (vector loads), across the 128-point tiles.
+SKIP_SHAPES = [
+    ((37,), [7], [0], 3, 3, 3),                       # P 37
+    ((13, 11), [3, 4], [2, 0], 2, 5, 5),              # P 143
+    ((5, 7, 9), [2, 2, 3], [1, 2, 0], 2, 17, 17),     # P 315, two channel steps
+    ((33, 35), [6, 8], [5, 0], 2, 64, 64),            # P 1155
+    ((19, 23), [4, 6], [3, 0], 1, 96, 96),            # P 437, two output tiles
+    ((130,), [9], [0], 3, 5, 70),                     # P 130 (even, not 4k)
+    ((24, 20), [5, 6], [4, 0], 2, 64, 96),            # P 480 (vector loads)
+    ((6, 10, 12), [2, 3, 4], [1, 2, 0], 2, 96, 17),   # P 720 (vector loads), 3D
+    ((256,), [16], [0], 2, 33, 3),                    # P 256 (vector loads)
+]
+
 
 def one(spatial, low, high, batch, cin, cout, dtype, *, separable=0, bias=True, norm=0, rng, output_size=None,
-        activation=0, skip=False):
+        activation=0, skip=False, zero_weight=False):
     npdt = NP_OF.get(dtype, np.float32)
     x, w, b = random_case(rng, spatial, low, high, batch=batch, cin=cin, cout=cout, separable=separable, bias=bias,
                           dtype=npdt)
+    if zero_weight:  # no spectral part: y = act(skip x + bias)
+        w = np.zeros_like(w)
     tx, tw = to_torch(x, dtype).cuda(), to_torch(w, dtype).cuda()
     tb = to_torch(b, dtype).cuda() if b is not None else None
     ts = to_torch((rng.standard_normal((cout, cin)) / np.sqrt(cin)).astype(npdt), dtype).cuda() if skip else None
@@ -144,14 +164,47 @@ def graph_check(rng):
     return float(np.linalg.norm(np.nan_to_num(yd, nan=1e30) - ref) / np.linalg.norm(ref)), bool(np.isfinite(yd).all())
 
 
+def skip_gemm_check(rng, modes: list[int], quick: bool) -> tuple[list, int]:
+    """The fused layer's skip GEMM with tensor cores forced on (mode 1) or off (0): SKIP_SHAPES x
+    dtypes x (spectral weight zero, no bias, identity | whole layer with bias and GELU)."""
+    rows, fails = [], 0
+    dtypes = [torch.float32, torch.float16, torch.bfloat16]
+    shapes = SKIP_SHAPES[::3] if quick else SKIP_SHAPES
+    kinds = [("skip only", dict(zero_weight=True, bias=False, activation=0)), ("layer", dict(bias=True, activation=1))]
+    worst = {}
+    for tc in modes:
+        set_tuning(skip_tc=tc)
+        for (spatial, low, high, batch, cin, cout) in shapes:
+            for dt in dtypes:
+                for kind, kw in kinds:
+                    err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, skip=True, **kw)
+                    ok = finite and err <= TOL[dt]
+                    fails += not ok
+                    key = (tc, str(dt)[6:], kind)
+                    worst[key] = max(worst.get(key, 0.0), err)
+                    name = (f"[skip_tc={tc}] {'x'.join(map(str, spatial))} N{batch} C{cin}->{cout} P{int(np.prod(spatial))} "
+                            f"{str(dt)[6:]} {kind}")
+                    rows.append(dict(case=name, path=f"skip_tc={tc}", rel_l2=err, finite=finite, ok=ok))
+                    print(f"{'ok  ' if ok else 'FAIL'} {name:70s} rel_l2={err:.2e} all_written={finite}", flush=True)
+    set_tuning()
+    for (tc, dt, kind), err in sorted(worst.items()):
+        print(f"max rel_l2 skip_tc={tc} {dt:8s} {kind:9s} {err:.2e}", flush=True)
+    return rows, fails
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
     ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
+    ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1) / off (0), e.g. 1,0")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
     print(f"device {torch.cuda.get_device_name()}  seed {seed}", flush=True)
+    if args.skip_gemm:
+        rows, fails = skip_gemm_check(rng, [int(m) for m in args.skip_gemm.split(",")], args.quick)
+        print(f"{len(rows) - fails}/{len(rows)} passed", flush=True)
+        return 1 if fails else 0
     rows, fails = [], 0
     dtypes = [torch.float32, torch.float16, torch.bfloat16]
     layouts = [dict(separable=0, bias=True, norm=0), dict(separable=1, bias=False, norm=2)]

@@ -1,0 +1,85 @@
+"""Times the fused layer's skip GEMM with tensor cores (3xTF32, skip_gemm_tc.cuh) and with the fp32
+FMA kernel (skip_gemm.cuh), GPU machine:
+
+    python3 tests/gpu/skip_tc_bench.py [--iters 50]
+
+For each shape: the whole fused layer (skip weight, bias, GELU) as a CUDA graph of 10 back-to-back
+calls (ms per call, median), the skip kernel alone (torch.profiler, mean over the timed calls), and
+cuDNN's fp32 1x1 convolution (TF32 off) of the same x and skip weight, which the unfused ORT chain
+runs. Prints the FMA / tensor-core ratios. Output NaN-poisoned and checked finite first.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "gpu"))
+sys.path.insert(0, str(ROOT / "bench"))
+from gpu_bench import bench, graph_bench  # noqa: E402
+from tfno import Layer, set_path, set_tuning  # noqa: E402
+
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
+SHAPES = [(8, 64, (128, 128), 32), (4, 64, (256, 256), 64)]  # (batch, channels, spatial, modes)
+GELU = 1
+
+
+def skip_kernel_ms(fn, iters):
+    """Mean device time of the skipGemm* kernels per call of fn (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+    us = [getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+          for e in prof.key_averages() if "skipGemm" in e.key]
+    return sum(us) / iters / 1e3 if us else float("nan")  # nan: the profiler saw no skip kernel
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--iters", type=int, default=50)
+    args = ap.parse_args()
+    print(f"device {torch.cuda.get_device_name()}", flush=True)
+    set_path("auto")
+    ok = True
+    for n, c, spatial, m in SHAPES:
+        d = len(spatial)
+        low, high = [m] * d, [m] * (d - 1) + [0]
+        kept = [2 * m] * (d - 1) + [m]
+        g = torch.Generator(device="cuda").manual_seed(0)
+        x = torch.randn(n, c, *spatial, device="cuda", generator=g)
+        w = torch.randn(c, c, *kept, 2, device="cuda", generator=g) / c
+        b = torch.randn(c, device="cuda", generator=g)
+        s = torch.randn(c, c, device="cuda", generator=g) / c ** 0.5
+        y = torch.empty_like(x)
+        layer = Layer(x.shape, w.shape, True, low, high, has_skip=True, activation=GELU)
+        call = lambda: layer(x, w, b, y, skip=s)  # noqa: E731
+        res = {}
+        for tc in (0, 1):
+            set_tuning(skip_tc=tc)
+            y.fill_(float("nan"))
+            call()
+            torch.cuda.synchronize()
+            finite = bool(torch.isfinite(y).all())
+            ok &= finite
+            res[tc] = (graph_bench(call, 10, args.iters, 10), skip_kernel_ms(call, args.iters), y.clone(), finite)
+        set_tuning()
+        conv = bench(lambda: torch.nn.functional.conv2d(x, s[:, :, None, None]), args.iters, 10) if d == 2 else float("nan")
+        diff = float((res[1][2] - res[0][2]).norm() / res[0][2].norm())
+        name = f"{n}x{c}x{'x'.join(map(str, spatial))} m{m}"
+        print(f"{name:24s} layer ms: fma {res[0][0]:.4f} tc {res[1][0]:.4f} (fma/tc {res[0][0] / res[1][0]:.2f}x) | "
+              f"skip kernel ms: fma {res[0][1]:.4f} tc {res[1][1]:.4f} (fma/tc {res[0][1] / res[1][1]:.2f}x) | "
+              f"cuDNN fp32 1x1 conv ms {conv:.4f} (conv/tc {conv / res[1][1]:.2f}x) | "
+              f"rel-L2 tc vs fma {diff:.1e} finite {res[0][3]} {res[1][3]}", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
