@@ -1,4 +1,5 @@
-// Kernel 3 of 3: inverse transform of the mixed kept spectrum, bias, and the output write.
+// Kernel 3 of 3: inverse transform of the mixed kept spectrum, bias, and the output write (for the
+// fused layer: + the skip already in y, then the activation).
 // A block owns one (n, o) plane and iRows consecutive rows of it:
 //  (a) leading-axis inverse: Z[r][k] = sum_kl Y[kl][k] * w(kl, row r) for the block's rows, each
 //      thread a 4 rows x 4 modes register tile (LEAD == 0: Z = Y);
@@ -200,6 +201,12 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
     // ---- (b) C2R rows: y[r][u] = A - B, y[r][Sd - u] = A + B ----
     const float b = (g.hasBias && bias) ? toFloat(bias[plane % g.Cout]) : 0.f;
     T* out = y + (static_cast<size_t>(plane) * g.A + rowBegin) * Sd;
+    // y = act(sum + bias [+ the fused layer's skip, already in y: skip_gemm.cuh]); each element once
+    auto store = [&](size_t o, float v) {
+        v += b;
+        if (g.addY) v += toFloat(out[o]);
+        out[o] = fromFloat<T>(applyActivation(v, g.activation));
+    };
     const int lane = tid % 32, warp = tid / 32;
     const int U = (Sd + 1) / 2;  // positions u = 0..U-1 (u >= 1 also yields Sd - u)
     if constexpr (kTables) {
@@ -244,8 +251,8 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
                     for (int q = 0; q < 2; ++q) {
                         const int u = uBase + lane + 32 * q;
                         if (u >= U) continue;
-                        out[static_cast<size_t>(r) * Sd + u] = fromFloat<T>(sa[i][q] - sb[i][q] + b);
-                        if (u > 0) out[static_cast<size_t>(r) * Sd + Sd - u] = fromFloat<T>(sa[i][q] + sb[i][q] + b);
+                        store(static_cast<size_t>(r) * Sd + u, sa[i][q] - sb[i][q]);
+                        if (u > 0) store(static_cast<size_t>(r) * Sd + Sd - u, sa[i][q] + sb[i][q]);
                     }
                 }
             }
@@ -287,8 +294,8 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
                     for (int q = 0; q < 2; ++q) {
                         const int u = uBase + lane + 32 * q;
                         if (u >= U) continue;
-                        out[static_cast<size_t>(r) * Sd + u] = fromFloat<T>(sa[i][q] - sb[i][q] + b);
-                        if (u > 0) out[static_cast<size_t>(r) * Sd + Sd - u] = fromFloat<T>(sa[i][q] + sb[i][q] + b);
+                        store(static_cast<size_t>(r) * Sd + u, sa[i][q] - sb[i][q]);
+                        if (u > 0) store(static_cast<size_t>(r) * Sd + Sd - u, sa[i][q] + sb[i][q]);
                     }
                 }
             }
@@ -298,7 +305,7 @@ __device__ __forceinline__ void inverseBody(const Geometry& g, const float2* __r
         for (int r = tid; r < nrows; r += blockDim.x) {
             float v = 0.f;
             for (int k = 0; k < kd; ++k) v += (k & 1) ? -zs[r * kd + k].x : zs[r * kd + k].x;
-            out[static_cast<size_t>(r) * Sd + Sd / 2] = fromFloat<T>(v + b);
+            store(static_cast<size_t>(r) * Sd + Sd / 2, v);
         }
     }
 }

@@ -19,7 +19,6 @@ template <typename T, int LEAD>
 cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, const void* skipWeight,
                         void* y, void* workspace, cudaStream_t stream) {
     if (plan.algo == Algorithm::kSeparable) return launchSeparable<T>(plan, x, weight, bias, skipWeight, y, workspace, stream);
-    if (skipWeight) return cudaErrorNotSupported;  // the planner never picks the fused plane for a fused layer
     const Geometry& g = plan.g;
     float2* specIn = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specInOffset);
     float2* specOut = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specOutOffset);
@@ -30,6 +29,10 @@ cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, con
     constexpr int64_t kMaxGridX = 2147483647;
     if (fwdBlocks > kMaxGridX || invBlocks > kMaxGridX || g.split > 65535) return cudaErrorInvalidConfiguration;
 
+    // the fused layer's skip first: the inverse kernel adds the spectral part to it in place (g.addY)
+    if (g.addY && (err = launchSkipGemm<T>(x, skipWeight, y, g.N, g.Cin, g.Cout, static_cast<int64_t>(g.A) * g.Sd, plan.skipTc,
+                                           stream)) != cudaSuccess)
+        return err;
     static std::atomic<unsigned long long> fwdDone{0}, invDone{0};
     if ((err = allowSmem(spectralForwardKernel<T, LEAD>, plan.fwdSmem, fwdDone)) != cudaSuccess) return err;
     if ((err = launchKernel(spectralForwardKernel<T, LEAD>, dim3(static_cast<unsigned>(fwdBlocks), g.split), dim3(kThreads),

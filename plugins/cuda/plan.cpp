@@ -172,9 +172,11 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         for (int i = 0; i < plan.sep.nFwd; ++i) plan.sep.fwd[i].pass.tensorCores = tcForced;
         for (int i = 0; i < plan.sep.nInv; ++i) plan.sep.inv[i].pass.tensorCores = tcForced;
     }
-    // the fused plane writes y at the input size and has no skip / activation epilogue
-    if (core::resamples(shape) || shape.hasSkip || (attrs && attrs->activation != core::Activation::kIdentity))
-        plan.fusedSupported = false;
+    // the fused plane writes y at the input size; a fused layer's skip goes to y first (skip GEMM),
+    // the inverse adds the spectral part, the bias and the activation
+    if (core::resamples(shape)) plan.fusedSupported = false;
+    g.addY = shape.hasSkip ? 1 : 0;
+    g.activation = attrs ? static_cast<int>(attrs->activation) : 0;
     plan.workspaceBytes = std::max(plan.fusedSupported ? fusedBytes : 0, plan.sep.supported ? plan.sep.bytes : 0);
     const int forced = gAlgoOverride.load(std::memory_order_relaxed);
     Algorithm algo = forced < 0 ? chooseAlgorithm(shape) : static_cast<Algorithm>(forced);

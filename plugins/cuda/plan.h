@@ -36,6 +36,8 @@ struct Geometry {
     int N = 1, Cin = 1, Cout = 1;
     int separable = 0;
     int hasBias = 0;
+    int addY = 0;          // the fused layer: y holds the skip (skip_gemm.cuh); the inverse adds to it
+    int activation = 0;    // core::Activation applied last by the inverse
     float scale = 1.f;     // 1 / prod(S): forward and inverse scales of every norm multiply to this
 
     // forward kernel: grid (N*Cin, tilesKL*tilesK3, split)

@@ -165,7 +165,8 @@ void testFusedLayer() {
     core::SpectralConvAttrs a = makeAttrs({16, 17}, {16, 0});
     a.activation = core::Activation::kGeluTanh;
     const cuda::Plan p = cuda::makePlan(s, &a);
-    expect(p.supported && p.algo == cuda::Algorithm::kSeparable && !p.fusedSupported, "fused layer: separable only");
+    expect(p.supported && p.fusedSupported && p.algo == cuda::Algorithm::kFusedPlane && p.g.addY == 1 && p.g.activation == 2,
+           "fused layer: the fused plane (the planner's 2D choice) with the skip in y and the activation in its inverse");
     expect(p.sep.skipPoints == 64 * 64 && p.sep.inv[1].pass.addY == 1 && p.sep.inv[1].pass.activation == 2,
            "fused layer: skip GEMM over prod(S) points, C2R adds it and applies the activation");
     core::SpectralConvShape plain = makeShape({64, 64}, {32, 17});
