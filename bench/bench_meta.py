@@ -31,6 +31,9 @@ def gpu_name() -> str | None:
 
 
 def git_commit() -> str:
+    # TURBOFNO_COMMIT wins: a tree copied to another machine (the GPU machine) may carry stale git metadata
+    if os.environ.get("TURBOFNO_COMMIT"):
+        return os.environ["TURBOFNO_COMMIT"]
     try:
         sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                              check=True).stdout.strip()

@@ -9,6 +9,8 @@
 #   streams, bitwise equal to sequential runs), the stress test again under compute-sanitizer memcheck
 #   and racecheck with few iterations (needs onnxruntime-gpu importable; skipped otherwise)
 #   -> optionally the benchmark (BENCH=1).
+# PARTS="kernel ort" (default both) runs the kernel steps (test_cuda_kernel, verify_kernel, sanitizers)
+# and / or the ONNX Runtime steps, so that the suite can be split over two device calls.
 # Exit code: number of failed steps.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,16 +37,19 @@ step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to
 export PYTHONUNBUFFERED=1
 export TURBOFNO_TEST_SEED=${TURBOFNO_TEST_SEED:-random}  # fresh random inputs per run; every test prints its seed
 # every kernel path: the planner's choice, the fused plane, the separable passes
+PARTS=${PARTS:-kernel ort}
 PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable")
+[[ " $PARTS " == *" kernel "* ]] || PATHS=()
 for p in "${PATHS[@]}"; do
     step "test_cuda_kernel_${p%%:*}" env ${p#*:} build-gpu/tests/cpp/test_cuda_kernel
 done
-step verify_kernel python3 tests/gpu/verify_kernel.py ${VERIFY_ARGS:-}
+[[ " $PARTS " == *" kernel "* ]] && step verify_kernel python3 tests/gpu/verify_kernel.py ${VERIFY_ARGS:-}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # sanitizers: every tool on the separable path, memcheck + racecheck on the planner's choice (the fused
 # plane for most 2D cases); each run bounded by SAN_TIMEOUT seconds (a timeout fails the step)
 SAN_TIMEOUT=${SAN_TIMEOUT:-200}
 IFS=';' read -ra SAN_RUNS <<< "${SAN_RUNS:-separable:memcheck racecheck synccheck initcheck;auto:memcheck racecheck}"
+[[ " $PARTS " == *" kernel "* ]] || SAN_RUNS=()
 for run in "${SAN_RUNS[@]}"; do
     p="${run%%:*}"
     for tool in ${run#*:}; do
@@ -53,14 +58,16 @@ for run in "${SAN_RUNS[@]}"; do
             build-gpu/tests/cpp/test_cuda_kernel
     done
 done
-if python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
+if [[ " $PARTS " != *" ort "* ]]; then
+    echo "=== ort steps: not in PARTS=$PARTS" | tee -a "$LOG"
+elif python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
     step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py
     # every other test with a CUDA-EP part (fused layer, resampling, TF32 default, devices, dynamic axes);
     # the exporter ones need neuraloperator importable
     step ort_cuda_features python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_fused_layer.py \
         tests/python/test_output_size.py tests/python/test_session_tf32.py tests/python/test_export_devices.py \
-        tests/python/test_export_dynamic.py
+        tests/python/test_export_dynamic.py tests/python/test_session_input_shapes.py
     step ort_cuda_stress python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py
     # Under the sanitizers: few iterations (each launch is slow there); any report fails the step.
     # racecheck instruments only our kernels (--kernel-name kns=turbofno, STRESS_RACECHECK_FILTER): with
