@@ -1,6 +1,7 @@
 """Pointwise Conv1d nodes exported as MatMul + Add (turbofno.export.conv1x1): the rewrite keeps the
-numbers (ORT CPU against PyTorch), takes exactly the pointwise rank-3 convolutions, and is off with
-conv1x1_as_matmul=False."""
+numbers (ORT CPU against PyTorch), takes exactly the pointwise rank-3 convolutions, is off with
+conv1x1_as_matmul=False, and by default (None) takes only the Conv1d nodes whose flattened length on
+the example is >= conv1x1.MATMUL_FROM_LENGTH."""
 from __future__ import annotations
 
 import collections
@@ -27,7 +28,7 @@ def test_neuralop_fno_conv1d_become_matmul(tmp_path):
     x = torch.randn(2, 2, 20, 18)
     with torch.no_grad():
         want = model(x).numpy()
-    report = export(model, x, tmp_path / "mm.onnx", verbose=False)
+    report = export(model, x, tmp_path / "mm.onnx", verbose=False, conv1x1_as_matmul=True)
     plain = export(model, x, tmp_path / "conv.onnx", verbose=False, conv1x1_as_matmul=False)
     mm, conv = _ops(tmp_path / "mm.onnx"), _ops(tmp_path / "conv.onnx")
     assert conv["Conv"] > 0 and mm["Conv"] == 0, (conv, mm)
@@ -36,6 +37,40 @@ def test_neuralop_fno_conv1d_become_matmul(tmp_path):
     assert "written as MatMul + Add" in report.summary()
     for name in ("mm.onnx", "conv.onnx"):
         assert rel_l2(run_ort(tmp_path / name, x.numpy())[0], want) <= TOL
+
+
+def test_default_rewrites_only_long_conv1d(tmp_path, monkeypatch):
+    """The default keeps short Conv1d (faster as Conv on the GPU) and rewrites long ones; the length is
+    the example's flattened spatial size (here 20 x 18 = 360 points, the threshold moved around it)."""
+    neuralop = pytest.importorskip("neuralop")
+    from turbofno.export import conv1x1
+
+    torch.manual_seed(0)
+    model = neuralop.models.FNO(n_modes=(6, 6), in_channels=2, out_channels=1, hidden_channels=8, n_layers=2).eval()
+    x = torch.randn(2, 2, 20, 18)
+    with torch.no_grad():
+        want = model(x).numpy()
+    short = export(model, x, tmp_path / "short.onnx", verbose=False)   # 360 < 8192: every Conv1d stays
+    assert short.conv1x1_as_matmul == 0 and short.conv1x1_kept == _ops(tmp_path / "short.onnx")["Conv"] > 0
+    assert "kept as Conv" in short.summary()
+    monkeypatch.setattr(conv1x1, "MATMUL_FROM_LENGTH", 360)              # now every one is long enough
+    long = export(model, x, tmp_path / "long.onnx", verbose=False)
+    assert long.conv1x1_as_matmul == short.conv1x1_kept and long.conv1x1_kept == 0
+    assert _ops(tmp_path / "long.onnx")["Conv"] == 0
+    monkeypatch.setattr(conv1x1, "MATMUL_FROM_LENGTH", 361)              # one point more: none is
+    assert export(model, x, tmp_path / "edge.onnx", verbose=False).conv1x1_as_matmul == 0
+    for name in ("short.onnx", "long.onnx"):
+        assert rel_l2(run_ort(tmp_path / name, x.numpy())[0], want) <= TOL
+
+
+def test_lengths_are_measured_per_node():
+    """pointwise_conv1d_lengths: one ORT run gives each Conv1d's input length."""
+    from turbofno.export.conv1x1 import pointwise_conv1d_lengths
+
+    w = np.random.default_rng(0).standard_normal((5, 3, 1)).astype(np.float32)
+    model = _conv_model(w, kernel_shape=[1])
+    x = np.random.default_rng(1).standard_normal((2, 3, 7)).astype(np.float32)
+    assert pointwise_conv1d_lengths(model, {"x": x}) == {"y": 7}
 
 
 def _conv_model(w, b=None, **attrs):

@@ -50,8 +50,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-fuse", action="store_true",
                    help="keep plain SpectralConv nodes (do not fold each layer's 1x1 skip, bias and activation "
                         "into the node; fused nodes need a TurboFNO library with op version 2)")
-    p.add_argument("--keep-conv", action="store_true",
-                   help="keep pointwise Conv1d nodes as Conv (default: MatMul + Add, faster in ORT's CUDA EP)")
+    conv = p.add_mutually_exclusive_group()
+    conv.add_argument("--keep-conv", dest="conv_as_matmul", action="store_const", const=False, default=None,
+                      help="keep every pointwise Conv1d node as Conv (default: MatMul + Add where the flattened "
+                           "length is >= 8192, faster there in ORT's CUDA EP; Conv below)")
+    conv.add_argument("--conv-as-matmul", dest="conv_as_matmul", action="store_const", const=True,
+                      help="write every pointwise Conv1d node as MatMul + Add")
     p.add_argument("--seed", type=int, default=0, help="seed of the random example input")
     p.add_argument("--quiet", action="store_true", help="print only errors")
     p.set_defaults(func=run)
@@ -78,7 +82,7 @@ def run(args) -> int:
             validate=not args.no_validate,
             rtol=exporter.DEFAULT_RTOL if args.rtol is None else args.rtol, opset=args.opset,
             verbose=not args.quiet, allow_fft=args.allow_fft, fuse=not args.no_fuse,
-            conv1x1_as_matmul=not args.keep_conv)
+            conv1x1_as_matmul=args.conv_as_matmul)
     except (ExportError, loading.LoadError, FileNotFoundError) as err:
         print(f"turbofno export: error: {err}", file=sys.stderr)
         return 1

@@ -7,6 +7,12 @@ at a 3D FNO (32 channels, 48^3, batch 32) on an H200 its Conv nodes took 84 of 1
 a 2D left operand runs as one strided-batched GEMM (cuBLAS, MLAS on the CPU). Same arithmetic: a sum
 over Cin per output (summation order may differ in the last bit).
 
+Short axes go the other way: with batch 1 on the H200, the bundled models (flattened lengths 256 and
+4096) ran 1.24x to 1.30x faster with Conv (cuDNN, one kernel) than with MatMul + Add (two kernels),
+while a TFNO at 128x128 (16384) ran 3.2x faster with MatMul (tests/gpu/logs/final_2774eb3/
+conv_vs_matmul.log). The exporter's default therefore rewrites a Conv1d only when its length on the
+example input is at least MATMUL_FROM_LENGTH (`conv1x1_as_matmul=None`; True / False: all / none).
+
 Only rank-3 convolutions (Conv1d) with a constant float32 weight, kernel 1, stride 1, dilation 1, no
 padding and one group are rewritten; everything else is left as it is.
 """
@@ -15,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from turbofno.export.fuse import _drop_unused, _Graph, pointwise_conv
+
+MATMUL_FROM_LENGTH = 8192  # between 4096 (Conv faster or equal) and 16384 (MatMul 3.2x faster), measured
 
 
 def _is_pointwise_conv1d(g: _Graph, node):
@@ -27,8 +35,35 @@ def _is_pointwise_conv1d(g: _Graph, node):
     return match[0][:, :, 0], match[1]
 
 
-def conv1x1_to_matmul(proto) -> int:
-    """Rewrites every pointwise Conv1d of `proto` (in place, keeping the node order); returns how many."""
+def pointwise_conv1d_lengths(proto, feeds: dict) -> dict:
+    """{output name: length L} of every pointwise Conv1d of `proto` (x[N, Cin, L]) on the inputs `feeds`,
+    from one ONNX Runtime CPU run (with our op library) of a copy that also returns the Conv inputs."""
+    import copy
+
+    from onnx import helper
+
+    from turbofno.session import make_session
+
+    g = _Graph(proto.graph)
+    convs = [n for n in proto.graph.node if _is_pointwise_conv1d(g, n) is not None]
+    if not convs:
+        return {}
+    probe = copy.deepcopy(proto)
+    have = {o.name for o in probe.graph.output}
+    names = []
+    for n in convs:
+        if n.input[0] not in have:
+            probe.graph.output.append(helper.make_empty_tensor_value_info(n.input[0]))
+            have.add(n.input[0])
+        names.append(n.input[0])
+    session = make_session(probe.SerializeToString(), providers=["CPUExecutionProvider"], log_severity_level=3)
+    outs = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    return {n.output[0]: int(outs[n.input[0]].shape[-1]) for n in convs}
+
+
+def conv1x1_to_matmul(proto, only: set | None = None) -> int:
+    """Rewrites the pointwise Conv1d nodes of `proto` (in place, keeping the node order): every one, or
+    those whose output name is in `only`; returns how many."""
     from onnx import helper, numpy_helper
 
     g = _Graph(proto.graph)
@@ -45,7 +80,7 @@ def conv1x1_to_matmul(proto) -> int:
     new_nodes, count = [], 0
     for node in proto.graph.node:
         match = _is_pointwise_conv1d(g, node)
-        if match is None:
+        if match is None or (only is not None and node.output[0] not in only):
             new_nodes.append(node)
             continue
         w, b = match

@@ -102,7 +102,8 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
            validate: bool = True, rtol: float = DEFAULT_RTOL, opset: Optional[int] = None, verbose: bool = True,
            allow_fft: bool = False, layer_rtol: float = 1e-5,
            input_names: Optional[Sequence[str]] = None, output_names: Optional[Sequence[str]] = None,
-           providers: Optional[Sequence[str]] = None, fuse: bool = True, conv1x1_as_matmul: bool = True) -> ExportReport:
+           providers: Optional[Sequence[str]] = None, fuse: bool = True,
+           conv1x1_as_matmul: Optional[bool] = None) -> ExportReport:
     """Export `model` to ONNX at `path`, every recognized spectral convolution as one SpectralConv node.
 
     model          : the PyTorch model (left untouched: a deep copy on the CPU is converted).
@@ -120,7 +121,9 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                      (op version 2, see turbofno.export.fuse) where the pattern matches exactly and
                      the fused node reproduces the unfused graph; False keeps plain SpectralConv nodes.
     conv1x1_as_matmul: write the remaining pointwise Conv1d nodes (lifting, projection, channel MLPs) as
-                     MatMul + Add (turbofno.export.conv1x1: cuDNN was the bulk of whole-model time on the GPU).
+                     MatMul + Add (turbofno.export.conv1x1): None (default) those whose flattened length on
+                     the example is >= 8192 (there cuDNN's Conv was 3-5x slower on the GPU; shorter ones ran
+                     faster as Conv), True all, False none.
     Returns an ExportReport; raises ConversionError / ExportError / ValidationError on failure, in
     which case no file is left at `path`.
     """
@@ -208,7 +211,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
 
 def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatial, allow_fft, opset, input_names,
-                output_names, fuse, layer_rtol, conv1x1_as_matmul=True):
+                output_names, fuse, layer_rtol, conv1x1_as_matmul=None):
     """torch.export + torch.onnx.export of the converted model, then the layer fusion; fills the report's
     graph facts."""
     with progress.step("torch.export"):
@@ -247,18 +250,23 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
                           f"converted layer), found {report.spectral_nodes}")
     report.fusion_enabled = fuse
     report.fused, report.fusion_notes = [], []
+    feeds = {i.name: x.numpy() for i, x in zip(proto.graph.input, inputs)}
     if fuse:
         from turbofno.export import fuse as _fuse
 
         with progress.step("fuse skip / activation into SpectralConv"):
-            feeds = {i.name: x.numpy() for i, x in zip(proto.graph.input, inputs)}
             report.fused, report.fusion_notes = _fuse.fuse(proto, feeds, layer_rtol=layer_rtol)
         report.node_counts = count_nodes(proto)
-    if conv1x1_as_matmul:
+    if conv1x1_as_matmul is not False:
         from turbofno.export import conv1x1
 
         with progress.step("pointwise Conv1d as MatMul"):
-            report.conv1x1_as_matmul = conv1x1.conv1x1_to_matmul(proto)
+            only = None
+            if conv1x1_as_matmul is None:  # the long ones only (conv1x1.MATMUL_FROM_LENGTH, on the example)
+                lengths = conv1x1.pointwise_conv1d_lengths(proto, feeds)
+                only = {name for name, length in lengths.items() if length >= conv1x1.MATMUL_FROM_LENGTH}
+                report.conv1x1_kept = len(lengths) - len(only)
+            report.conv1x1_as_matmul = conv1x1.conv1x1_to_matmul(proto, only)
         report.node_counts = count_nodes(proto)
     return proto
 
