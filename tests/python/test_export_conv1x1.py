@@ -21,13 +21,19 @@ def _ops(path) -> collections.Counter:
     return collections.Counter(n.op_type for n in onnx.load(str(path)).graph.node)
 
 
-def test_neuralop_fno_conv1d_become_matmul(tmp_path):
+def _small_fno():
+    """A neuraloperator FNO with pointwise Conv1d lifting / MLP / projection over 20 x 18 = 360 points,
+    its example input and PyTorch's output."""
     neuralop = pytest.importorskip("neuralop")
     torch.manual_seed(0)
     model = neuralop.models.FNO(n_modes=(6, 6), in_channels=2, out_channels=1, hidden_channels=8, n_layers=2).eval()
     x = torch.randn(2, 2, 20, 18)
     with torch.no_grad():
-        want = model(x).numpy()
+        return model, x, model(x).numpy()
+
+
+def test_neuralop_fno_conv1d_become_matmul(tmp_path):
+    model, x, want = _small_fno()
     report = export(model, x, tmp_path / "mm.onnx", verbose=False, conv1x1_as_matmul=True)
     plain = export(model, x, tmp_path / "conv.onnx", verbose=False, conv1x1_as_matmul=False)
     mm, conv = _ops(tmp_path / "mm.onnx"), _ops(tmp_path / "conv.onnx")
@@ -42,14 +48,9 @@ def test_neuralop_fno_conv1d_become_matmul(tmp_path):
 def test_default_rewrites_only_long_conv1d(tmp_path, monkeypatch):
     """The default keeps short Conv1d (faster as Conv on the GPU) and rewrites long ones; the length is
     the example's flattened spatial size (here 20 x 18 = 360 points, the threshold moved around it)."""
-    neuralop = pytest.importorskip("neuralop")
     from turbofno.export import conv1x1
 
-    torch.manual_seed(0)
-    model = neuralop.models.FNO(n_modes=(6, 6), in_channels=2, out_channels=1, hidden_channels=8, n_layers=2).eval()
-    x = torch.randn(2, 2, 20, 18)
-    with torch.no_grad():
-        want = model(x).numpy()
+    model, x, want = _small_fno()
     short = export(model, x, tmp_path / "short.onnx", verbose=False)   # 360 < 8192: every Conv1d stays
     assert short.conv1x1_as_matmul == 0 and short.conv1x1_kept == _ops(tmp_path / "short.onnx")["Conv"] > 0
     assert "kept as Conv" in short.summary()
