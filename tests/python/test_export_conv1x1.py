@@ -64,6 +64,21 @@ def test_default_rewrites_only_long_conv1d(tmp_path, monkeypatch):
         assert rel_l2(run_ort(tmp_path / name, x.numpy())[0], want) <= TOL
 
 
+def test_default_keeps_conv_when_lengths_cannot_be_measured(tmp_path, monkeypatch):
+    """If the length probe cannot run, nothing is rewritten and the summary says why."""
+    from turbofno.export import conv1x1
+
+    model, x, want = _small_fno()
+
+    def fail(proto, feeds):
+        raise RuntimeError("probe failed")
+    monkeypatch.setattr(conv1x1, "pointwise_conv1d_lengths", fail)
+    report = export(model, x, tmp_path / "m.onnx", verbose=False)
+    assert report.conv1x1_as_matmul == 0 and "probe failed" in report.summary()
+    assert _ops(tmp_path / "m.onnx")["Conv"] > 0
+    assert rel_l2(run_ort(tmp_path / "m.onnx", x.numpy())[0], want) <= TOL
+
+
 def test_lengths_are_measured_per_node():
     """pointwise_conv1d_lengths: one ORT run gives each Conv1d's input length."""
     from turbofno.export.conv1x1 import pointwise_conv1d_lengths

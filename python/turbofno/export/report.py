@@ -18,6 +18,7 @@ class ExportReport:
     fusion_notes: list = field(default_factory=list)    # matched layers left unfused, with the reason
     conv1x1_as_matmul: int = 0                          # pointwise Conv1d nodes written as MatMul + Add
     conv1x1_kept: int = 0                               # ... kept as Conv by the default's length rule
+    conv1x1_note: str = ""                              # why the length rule could not run, if it could not
     opset: int = 0
     ir_version: int = 0
     seconds: float = 0.0
@@ -56,6 +57,8 @@ class ExportReport:
                 lines.append(f"    not fused: {note}")
         if self.conv1x1_as_matmul:
             lines.append(f"  {self.conv1x1_as_matmul} pointwise Conv1d node(s) written as MatMul + Add")
+        if self.conv1x1_note:
+            lines.append(f"  {self.conv1x1_note}")
         if self.conv1x1_kept:
             lines.append(f"  {self.conv1x1_kept} pointwise Conv1d node(s) kept as Conv (flattened length < 8192 on "
                          "the example: faster as Conv; conv1x1_as_matmul=True / --conv-as-matmul rewrites them too)")
