@@ -262,6 +262,15 @@ def write_plot(rows, meta, path: Path) -> None:
     plt.close(fig)
 
 
+def write_report(rows, meta, out: Path) -> None:
+    """model_bench.md and model_bench.png in `out` (no PNG without matplotlib: make it elsewhere with --from-json)."""
+    write_markdown(rows, meta, out / "model_bench.md")
+    try:
+        write_plot(rows, meta, out / "model_bench.png")
+    except ImportError as err:  # a GPU machine without matplotlib
+        print(f"no PNG ({err}); make it elsewhere: python bench/model_bench.py --from-json model_bench.json --out DIR")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="output folder")
@@ -285,8 +294,7 @@ def main(argv=None) -> int:
     if args.from_json:
         data = json.loads(args.from_json.read_text())
         args.out.mkdir(parents=True, exist_ok=True)
-        write_markdown(data["rows"], data["meta"], args.out / "model_bench.md")
-        write_plot(data["rows"], data["meta"], args.out / "model_bench.png")
+        write_report(data["rows"], data["meta"], args.out)
         return 0
 
     import onnxruntime as ort
@@ -327,11 +335,7 @@ def main(argv=None) -> int:
             rows += bench_model(spec, batches, args, cuda, fuse, Path(tmp))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "model_bench.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    write_markdown(rows, meta, args.out / "model_bench.md")
-    try:
-        write_plot(rows, meta, args.out / "model_bench.png")
-    except ImportError as err:  # a GPU machine without matplotlib: plot later with --from-json
-        print(f"no PNG ({err}); make it elsewhere: python bench/model_bench.py --from-json model_bench.json --out DIR")
+    write_report(rows, meta, args.out)
     print((args.out / "model_bench.md").read_text())
     bad = [n for r in rows for n in r["notes"] if "rel-L2" in n]
     return 1 if bad else 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from turbofno.export.fuse import _drop_unused, _Graph, pointwise_conv
+from turbofno.export.fuse import _drop_unused, _Graph, exposed_values, pointwise_conv
 
 MATMUL_FROM_LENGTH = 8192  # between 4096 (Conv faster or equal) and 16384 (MatMul 3.2x faster), measured
 
@@ -37,28 +37,28 @@ def _is_pointwise_conv1d(g: _Graph, node):
 
 def pointwise_conv1d_lengths(proto, feeds: dict) -> dict:
     """{output name: length L} of every pointwise Conv1d of `proto` (x[N, Cin, L]) on the inputs `feeds`,
-    from one ONNX Runtime CPU run (with our op library) of a copy that also returns the Conv inputs."""
-    import copy
-
-    from onnx import helper
-
-    from turbofno.session import make_session
-
+    from one ONNX Runtime CPU run (with our op library) that also returns the Conv inputs."""
     g = _Graph(proto.graph)
     convs = [n for n in proto.graph.node if _is_pointwise_conv1d(g, n) is not None]
     if not convs:
         return {}
-    probe = copy.deepcopy(proto)
-    have = {o.name for o in probe.graph.output}
-    names = []
-    for n in convs:
-        if n.input[0] not in have:
-            probe.graph.output.append(helper.make_empty_tensor_value_info(n.input[0]))
-            have.add(n.input[0])
-        names.append(n.input[0])
-    session = make_session(probe.SerializeToString(), providers=["CPUExecutionProvider"], log_severity_level=3)
-    outs = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
-    return {n.output[0]: int(outs[n.input[0]].shape[-1]) for n in convs}
+    values = exposed_values(proto, sorted({n.input[0] for n in convs}), feeds, ["CPUExecutionProvider"])
+    return {n.output[0]: int(values[n.input[0]].shape[-1]) for n in convs}
+
+
+def rewrite(proto, feeds: dict, every: bool) -> tuple[int, int, str]:
+    """The exporter's step: every pointwise Conv1d as MatMul (`every`), or only those at least
+    MATMUL_FROM_LENGTH long on `feeds`. Returns (rewritten, kept as Conv by the length rule, a note
+    when the lengths could not be measured: then nothing is rewritten)."""
+    if every:
+        return conv1x1_to_matmul(proto), 0, ""
+    try:
+        lengths = pointwise_conv1d_lengths(proto, feeds)
+    except Exception as err:  # noqa: BLE001 - without lengths every Conv1d stays Conv; the export goes on
+        return 0, 0, (f"pointwise Conv1d lengths could not be measured in ONNX Runtime "
+                      f"({str(err).splitlines()[0][:200]}); every Conv1d kept as Conv")
+    only = {name for name, length in lengths.items() if length >= MATMUL_FROM_LENGTH}
+    return conv1x1_to_matmul(proto, only), len(lengths) - len(only), ""
 
 
 def conv1x1_to_matmul(proto, only: set | None = None) -> int:

@@ -261,17 +261,8 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
         from turbofno.export import conv1x1
 
         with progress.step("pointwise Conv1d as MatMul"):
-            only = None
-            if conv1x1_as_matmul is None:  # the long ones only (conv1x1.MATMUL_FROM_LENGTH, on the example)
-                try:
-                    lengths = conv1x1.pointwise_conv1d_lengths(proto, feeds)
-                except Exception as err:  # noqa: BLE001 - without lengths every Conv1d stays Conv; the export goes on
-                    lengths = {}
-                    report.conv1x1_note = (f"pointwise Conv1d lengths could not be measured in ONNX Runtime "
-                                           f"({str(err).splitlines()[0][:200]}); every Conv1d kept as Conv")
-                only = {name for name, length in lengths.items() if length >= conv1x1.MATMUL_FROM_LENGTH}
-                report.conv1x1_kept = len(lengths) - len(only)
-            report.conv1x1_as_matmul = conv1x1.conv1x1_to_matmul(proto, only)
+            report.conv1x1_as_matmul, report.conv1x1_kept, report.conv1x1_note = conv1x1.rewrite(
+                proto, feeds, every=bool(conv1x1_as_matmul))
         report.node_counts = count_nodes(proto)
     return proto
 

@@ -234,7 +234,7 @@ def _fused_node_and_inits(g: _Graph, c: _Candidate, unique: str):
     return node, inits
 
 
-def _exposed_values(proto, names: Sequence[str], feeds: dict, providers) -> dict:
+def exposed_values(proto, names: Sequence[str], feeds: dict, providers) -> dict:
     """Runs the unfused graph with `names` added as outputs; returns {name: array}."""
     import onnx
 
@@ -277,7 +277,7 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
         return [], []
     g = _Graph(proto.graph)
     try:
-        values = _exposed_values(proto, sorted({n for c in candidates for n in (c.x, c.out)}), feeds, providers)
+        values = exposed_values(proto, sorted({n for c in candidates for n in (c.x, c.out)}), feeds, providers)
     except Exception as err:  # noqa: BLE001 - without the check nothing is fused; the export goes on unfused
         return [], [f"the per-layer check could not run the unfused graph in ONNX Runtime "
                     f"({str(err).splitlines()[0][:200]}); nothing fused"]

@@ -60,8 +60,11 @@ class ExportReport:
         if self.conv1x1_note:
             lines.append(f"  {self.conv1x1_note}")
         if self.conv1x1_kept:
-            lines.append(f"  {self.conv1x1_kept} pointwise Conv1d node(s) kept as Conv (flattened length < 8192 on "
-                         "the example: faster as Conv; conv1x1_as_matmul=True / --conv-as-matmul rewrites them too)")
+            from turbofno.export.conv1x1 import MATMUL_FROM_LENGTH
+
+            lines.append(f"  {self.conv1x1_kept} pointwise Conv1d node(s) kept as Conv (flattened length < "
+                         f"{MATMUL_FROM_LENGTH} on the example: faster as Conv; conv1x1_as_matmul=True / "
+                         "--conv-as-matmul rewrites them too)")
         total = sum(self.node_counts.values())
         counts = ", ".join(f"{k.split('::')[-1] if k.startswith('::') else k} x{n}"
                            for k, n in sorted(self.node_counts.items(), key=lambda kv: (-kv[1], kv[0])))
