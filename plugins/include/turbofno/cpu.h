@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "turbofno/core.h"
+#include "turbofno/pointwise_mlp.h"
 
 namespace turbofno {
 namespace core {
@@ -65,6 +66,11 @@ Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspac
 // The same with the library's pool, no cache and `numThreads` workers (<= 0: defaultCpuThreads()).
 // Workspace: cpuWorkspaceBytes(params.shape, numThreads) (core.h).
 Status runCpu(const SpectralConvParams& params, void* workspace, size_t workspaceBytes, int numThreads);
+
+// PointwiseMLP (pointwise_mlp.h) on the host: fp32 compute, `options.workers` loops on
+// options.parallel (or the library's pool). Workspace: mlpCpuWorkspaceBytes(params.shape, workers).
+Status runMlpCpu(const PointwiseMlpParams& params, void* workspace, size_t workspaceBytes,
+                 const CpuRunOptions& options);
 
 // The worker count for numThreads <= 0: TURBOFNO_NUM_THREADS if set, else the CPUs this process may
 // run on (sched_getaffinity on Linux, else std::thread::hardware_concurrency()).
