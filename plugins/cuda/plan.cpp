@@ -31,7 +31,12 @@ void planFlatMixing(Geometry& g) {
     // the batch chunk, then the warps along om, shrink until the grid has ~kTargetBlocks blocks.
     const size_t weightBytes = static_cast<size_t>(g.Cin) * g.Cout * g.Kall * 8;
     const int forced = gMixFlatOverride.load(std::memory_order_relaxed);
-    const bool flat = !g.separable && (forced >= 0 ? forced == 1 : weightBytes <= kMixFlatMaxWeightBytes);
+    // Measured at e7c7b40 (tests/gpu/logs/mix_flat_e7c7b40): flat wins with few kept modes (1D layers:
+    // 32x64x256 m17 0.064 -> 0.042 ms per layer) and with few batch items and moderate spectra (1x64x64x64
+    // m6 0.036 -> 0.026); it loses 3-8 % to the tiled kernel with many batch items and >= 84 modes
+    // (32x64x64x64 m6) or very many modes (1x16x96x96x64 m16).
+    const bool fits = weightBytes < kMixFlatMaxWeightBytes && (g.Kall <= 32 || (g.N <= 8 && g.Kall <= 1024));
+    const bool flat = !g.separable && (forced >= 0 ? forced == 1 : fits);
     g.mixFlatOmWarps = 0;
     if (!flat) return;
     const int64_t omCount = static_cast<int64_t>(g.Cout) * g.Kall;

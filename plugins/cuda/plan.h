@@ -18,7 +18,7 @@ constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below t
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
 constexpr size_t kSmemBudget = 96 * 1024;
 constexpr int kMixMaxFlatBatch = 8;        // mixing_flat.cuh: batch items per thread
-constexpr size_t kMixFlatMaxWeightBytes = size_t{8} << 20;  // flat mixing up to this many fp32 weight bytes
+constexpr size_t kMixFlatMaxWeightBytes = size_t{16} << 20;  // flat mixing below this many fp32 weight bytes
 constexpr int kMixRingDepth = 8;           // mixing weight ring: input channels in flight per thread (mixing.cuh)
 // Shared memory of that ring: depth x 2 output channels x threads x one complex (8 B, any element type).
 constexpr size_t mixRingBytes(int threads) { return static_cast<size_t>(kMixRingDepth) * 2 * threads * 8; }  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
