@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -34,6 +34,8 @@ SETS = {
            "separable tc": ("separable-tc", -1, -1, -1), "planner": ("auto", -1, -1, -1)},
     "mix_flat": {"tiled mixing": ("auto", -1, -1, 0), "flat mixing": ("auto", -1, -1, 1),
                  "planner": ("auto", -1, -1, -1)},
+    # (path, pdl, ring, flat, split steps): the separable forward's k split at >= 4 / 2 / 1 steps per split
+    "split": {f"split >= {s} steps": ("auto", -1, -1, -1, s) for s in (4, 2, 1)},
 }
 
 
@@ -55,9 +57,9 @@ def main():
             r = dict(shape=c.label, torch_graph_ms=graph_bench(c.torch_fn, R, iters, warm))
         layer = Layer(x.shape, w.shape, True, c.low, c.high)
         y = torch.empty_like(x)
-        for tag, (path, pdl, ring, flat) in variants.items():
+        for tag, (path, pdl, ring, flat, *split) in variants.items():
             set_path(path)
-            set_tuning(pdl, ring, mix_flat=flat)
+            set_tuning(pdl, ring, mix_flat=flat, split_steps=split[0] if split else -1)
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()
