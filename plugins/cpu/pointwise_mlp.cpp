@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "activation.h"
 #include "convert.h"
 #include "kernels.h"
 #include "turbofno/cpu.h"
@@ -42,6 +41,10 @@ struct MlpRun {
     float* scratch = nullptr;  // per worker: scratchFloats floats, 64-byte aligned
     int64_t scratchFloats = 0;
     int32_t hact = 0, act = 0;
+    // The ISA table's activation: on AVX2 / AVX-512 its erf-GELU is hand-vectorized (kernels_avx2.cpp,
+    // gelu_avx512.h), faster than the compiler's loop over activation.h, and GELU is a large part of
+    // this op's time (one evaluation per hidden and per output value).
+    ActivationFn activation = nullptr;
 };
 
 // C[r][p] = bias[r] + sum_k W[r][k] X[k][p] for r < R, p < kBlock. X and C rows are kBlock floats,
@@ -126,7 +129,7 @@ __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t t
         gemmRows<L, NV, MR>(rows, run.cin, run.w1 + j0 * run.cin, run.cin, run.b1 ? run.b1 + j0 : nullptr, xb,
                             hb + j0 * kBlock);
     }
-    applyActivation(hb, hb, run.ch * kBlock, run.hact);
+    run.activation(hb, hb, run.ch * kBlock, run.hact);
 
     const int64_t outOffset = (n * run.cout * run.points + s0) * esize;
     for (int64_t o0 = 0; o0 < run.cout; o0 += MR) {
@@ -147,7 +150,7 @@ __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t t
                 const float g = run.gate ? run.gate[o] : 1.0f;
                 for (int64_t q = 0; q < count; ++q) row[q] += g * res[q];
             }
-            applyActivation(row, row, count, run.act);
+            run.activation(row, row, count, run.act);
             storeFromFloat(row, p.dtype, count, static_cast<char*>(p.y) + at);
         }
     }
@@ -233,6 +236,7 @@ Status runMlpCpu(const PointwiseMlpParams& params, void* /*workspace*/, size_t /
         run.blocksPerBatch = (s.points + cpu::kBlock - 1) / cpu::kBlock;
         run.hact = static_cast<int32_t>(params.attrs.hiddenActivation);
         run.act = static_cast<int32_t>(params.attrs.activation);
+        run.activation = cpu::cpuKernels().activation;
         const int64_t numTasks = s.batch * run.blocksPerBatch;
         const int workers = static_cast<int>(
             std::min<int64_t>(options.workers > 0 ? std::min(options.workers, 1024) : defaultCpuThreads(), numTasks));

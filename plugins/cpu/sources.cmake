@@ -24,5 +24,4 @@ set_source_files_properties(
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx512.cpp
   ${CMAKE_CURRENT_LIST_DIR}/skip_avx512.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/pointwise_mlp.cpp
   PROPERTIES COMPILE_OPTIONS "$<$<CXX_COMPILER_ID:GNU,Clang>:-fno-trapping-math>")
