@@ -1,0 +1,339 @@
+// core::launchMlpCuda: the PointwiseMLP op (turbofno/pointwise_mlp.h) in one kernel launch.
+//
+//   h[n, j, s] = hact( sum_i W1[j, i] x[n, i, s] + b1[j] )                    j < Ch
+//   y[n, o, s] = act( sum_j W2[o, j] h[n, j, s] + b2[o] + g[o] r[n, o, s] )    o < Cout
+//
+// Design. A block (256 threads = 8 warps) owns kMlpTP = 128 consecutive points of one batch item n
+// and a tile of CT = 8 * OM output channels (OM = 1, 2, 4 or 8 rows per thread, chosen from Cout);
+// Cout > CT gives more blocks, each recomputing h. The hidden layer is produced in chunks of
+// kMlpHC = 32 channels:
+//   1. GEMM1  Hc[32, 128] = W1[h0:h0+32, :] . X[:, 128]: the x tile is staged in shared memory in
+//      chunks of up to kMlpKX = 64 input channels (fp32, zero past P) together with the matching
+//      W1 block (transposed, [k][j]); each thread accumulates a 4 x 4 register tile (hidden rows
+//      4 * warp .. +3, points 4 * lane .. +3). When Cin <= 64 the x tile is loaded once per block
+//      and stays resident for all hidden chunks; otherwise it is re-read (from L2) per chunk.
+//   2. h = hact(Hc + b1) goes to shared memory, with the W2 block [j][o] of this chunk.
+//   3. GEMM2  acc[CT, 128] += W2[o0:o0+CT, h0:h0+32] . h: each thread keeps OM x 4 outputs
+//      (rows OM * warp .. +OM-1, points 4 * lane .. +3) in registers across all hidden chunks.
+// Epilogue: + b2 + g * r (all r loads issued before any y store: y may alias r), act, store.
+// Every warp reads / writes 128 consecutive points of one channel row (4 per lane, 16-byte vectors
+// for fp32 where P % 4 == 0 and the pointers are aligned, else element-wise with bounds checks).
+// Shared-memory reads: x / h rows as float4 over the lanes (conflict-free), weights as warp-wide
+// broadcasts. fp32 FMA throughout (sequential k order: deterministic, no atomics), fp32 h.
+//
+// Cost per point: 2 (Cin Ch + Ch Cout) flops (+ recomputed GEMM1 per extra Cout tile); bytes
+// (Cin + Cout (+ Cout with r)) * sizeof(T). Darcy channel MLP N=32, Cin=Cout=64, Ch=32, P=4096, fp32
+// with r: 1.07 GFLOP, x + r + y = 100.7 MB -> memory floor 24.5 us at 4.11 TB/s; the FMA floor is
+// ~16 us at the H200's 67 TFLOP/s fp32, so the kernel is near the ridge there. Lifting (Cin=3, Ch=128,
+// Cout=64) and projection (Cin=64, Ch=128, Cout=1) are compute-bound (~64 flop/byte).
+//
+// Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin, 64): 64 KB at
+// Cin = 64, CT = 64 (3 blocks/SM); above 48 KB the kernel is opted in once per device (allowSmem).
+#include <atomic>
+#include <cstdint>
+
+#include "common.cuh"
+#include "pdl.cuh"
+#include "smem_limit.h"
+#include "static_switch.h"
+#include "turbofno/cuda.h"
+
+namespace turbofno {
+namespace cuda {
+
+constexpr int kMlpThreads = 256;  // 8 warps
+constexpr int kMlpTP = 128;       // points per block (32 lanes x 4)
+constexpr int kMlpHC = 32;        // hidden channels per chunk (8 warps x 4)
+constexpr int kMlpKX = 64;        // input channels per staged x chunk (8 warps x 8 passes)
+
+struct MlpArgs {
+    const void* x;
+    const void* w1;
+    const void* b1;  // nullable
+    const void* w2;
+    const void* b2;  // nullable
+    const void* r;   // nullable; may equal y
+    const void* g;   // nullable (only with r)
+    void* y;
+    int cin, ch, cout, P;
+    int tilesP, coutTiles;  // blocks: N * tilesP * coutTiles (Cout tile fastest: neighbours share x in L2)
+    int kxRows;             // min(Cin, kMlpKX)
+    int hact, act;          // core::Activation values
+    int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
+};
+
+__host__ __device__ constexpr size_t mlpSmemFloats(int kxRows, int ct) {
+    return static_cast<size_t>(kxRows) * (kMlpTP + kMlpHC) + kMlpHC * kMlpTP + kMlpHC * ct;
+}
+
+// 4 consecutive elements starting at p, of which `count` (may be <= 0) are in bounds; zero past them.
+template <typename T>
+__device__ __forceinline__ float4 load4(const T* p, int count, bool vec) {
+    if (vec && count >= 4) {
+        if constexpr (sizeof(T) == 4) {
+            return *reinterpret_cast<const float4*>(p);
+        } else {
+            const uint2 u = *reinterpret_cast<const uint2*>(p);
+            const T* e = reinterpret_cast<const T*>(&u);
+            return make_float4(toFloat(e[0]), toFloat(e[1]), toFloat(e[2]), toFloat(e[3]));
+        }
+    }
+    float v[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v[i] = i < count ? toFloat(p[i]) : 0.f;
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+template <typename T>
+__device__ __forceinline__ void store4(T* p, float4 v, int count, bool vec) {
+    if (vec && count >= 4) {
+        if constexpr (sizeof(T) == 4) {
+            *reinterpret_cast<float4*>(p) = v;
+        } else {
+            uint2 u;
+            T* e = reinterpret_cast<T*>(&u);
+            e[0] = fromFloat<T>(v.x);
+            e[1] = fromFloat<T>(v.y);
+            e[2] = fromFloat<T>(v.z);
+            e[3] = fromFloat<T>(v.w);
+            *reinterpret_cast<uint2*>(p) = u;
+        }
+        return;
+    }
+    const float f[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        if (i < count) p[i] = fromFloat<T>(f[i]);
+}
+
+__device__ __forceinline__ void fma4(float (&acc)[4], float a, float4 b) {
+    acc[0] = fmaf(a, b.x, acc[0]);
+    acc[1] = fmaf(a, b.y, acc[1]);
+    acc[2] = fmaf(a, b.z, acc[2]);
+    acc[3] = fmaf(a, b.w, acc[3]);
+}
+
+// grid (N * tilesP * coutTiles), 256 threads, dynamic shared memory mlpSmemFloats(kxRows, 8 * OM) floats.
+template <typename T, int OM>
+__global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpArgs a) {
+    constexpr int CT = 8 * OM;  // output channels per block
+    extern __shared__ __align__(16) float smem[];
+    float* Xs = smem;                      // [kxRows][kMlpTP]  x chunk
+    float* W1s = Xs + a.kxRows * kMlpTP;   // [kxRows][kMlpHC]  W1 block, transposed
+    float* Hs = W1s + a.kxRows * kMlpHC;   // [kMlpHC][kMlpTP]  h chunk
+    float* W2s = Hs + kMlpHC * kMlpTP;     // [kMlpHC][CT]      W2 block, transposed
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int b = blockIdx.x;
+    const int ct = b % a.coutTiles;
+    b /= a.coutTiles;
+    const int tile = b % a.tilesP, n = b / a.tilesP;
+    const int o0 = ct * CT;
+    const int pt = tile * kMlpTP + 4 * lane;  // this thread's first point
+    const int left = a.P - pt;                // points of this thread's 4 in bounds (may be <= 0)
+    const bool vec = a.vec != 0;
+    const T* __restrict__ x = static_cast<const T*>(a.x) + static_cast<size_t>(n) * a.cin * a.P + pt;
+    const T* __restrict__ w1 = static_cast<const T*>(a.w1);
+    const T* __restrict__ w2 = static_cast<const T*>(a.w2);
+    const T* __restrict__ b1 = static_cast<const T*>(a.b1);
+    const bool resident = a.cin <= a.kxRows;
+
+    float acc[OM][4];
+#pragma unroll
+    for (int i = 0; i < OM; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+
+    gridDependencyWait();  // x, weights and r may come from the previous kernel (pdl.cuh)
+    for (int h0 = 0; h0 < a.ch; h0 += kMlpHC) {
+        float hacc[4][4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) hacc[i][0] = hacc[i][1] = hacc[i][2] = hacc[i][3] = 0.f;
+        for (int k0 = 0; k0 < a.cin; k0 += a.kxRows) {
+            const int kc = min(a.kxRows, a.cin - k0);
+            __syncthreads();  // the previous readers of Xs / W1s (and of Hs / W2s) are done
+            if (!resident || h0 == 0) {
+                // x rows k0 .. k0+kc: warp w loads rows w, w+8, ...; all loads in flight before the stores
+                float4 v[kMlpKX / 8];
+#pragma unroll
+                for (int q = 0; q < kMlpKX / 8; ++q) {
+                    const int row = warp + 8 * q;
+                    v[q] = row < kc ? load4(x + static_cast<size_t>(k0 + row) * a.P, left, vec) : make_float4(0.f, 0.f, 0.f, 0.f);
+                }
+#pragma unroll
+                for (int q = 0; q < kMlpKX / 8; ++q) {
+                    const int row = warp + 8 * q;
+                    if (row < kc) *reinterpret_cast<float4*>(&Xs[row * kMlpTP + 4 * lane]) = v[q];
+                }
+            }
+            // W1s[k][j] = W1[h0 + j, k0 + k] (zero past Ch)
+            for (int e = threadIdx.x; e < kc * kMlpHC; e += kMlpThreads) {
+                const int j = e % kMlpHC, k = e / kMlpHC;
+                W1s[e] = h0 + j < a.ch ? toFloat(w1[static_cast<size_t>(h0 + j) * a.cin + k0 + k]) : 0.f;
+            }
+            __syncthreads();
+#pragma unroll 4
+            for (int k = 0; k < kc; ++k) {
+                const float4 w = *reinterpret_cast<const float4*>(&W1s[k * kMlpHC + 4 * warp]);
+                const float4 xv = *reinterpret_cast<const float4*>(&Xs[k * kMlpTP + 4 * lane]);
+                fma4(hacc[0], w.x, xv);
+                fma4(hacc[1], w.y, xv);
+                fma4(hacc[2], w.z, xv);
+                fma4(hacc[3], w.w, xv);
+            }
+        }
+        // h chunk to shared memory (the barrier at the top of the k loop separated the last GEMM2 reads)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int j = h0 + 4 * warp + i;
+            const float bias = (b1 && j < a.ch) ? toFloat(b1[j]) : 0.f;
+            float4 hv;
+            hv.x = applyActivation(hacc[i][0] + bias, a.hact);
+            hv.y = applyActivation(hacc[i][1] + bias, a.hact);
+            hv.z = applyActivation(hacc[i][2] + bias, a.hact);
+            hv.w = applyActivation(hacc[i][3] + bias, a.hact);
+            *reinterpret_cast<float4*>(&Hs[(4 * warp + i) * kMlpTP + 4 * lane]) = hv;
+        }
+        const int hc = min(kMlpHC, a.ch - h0);
+        // W2s[j][o] = W2[o0 + o, h0 + j] for j < hc (zero past Cout)
+        for (int e = threadIdx.x; e < hc * CT; e += kMlpThreads) {
+            const int o = e % CT, j = e / CT;
+            W2s[e] = o0 + o < a.cout ? toFloat(w2[static_cast<size_t>(o0 + o) * a.ch + h0 + j]) : 0.f;
+        }
+        __syncthreads();
+#pragma unroll 4
+        for (int j = 0; j < hc; ++j) {
+            const float4 hv = *reinterpret_cast<const float4*>(&Hs[j * kMlpTP + 4 * lane]);
+            const float* wr = &W2s[j * CT + OM * warp];
+            if constexpr (OM % 4 == 0) {
+#pragma unroll
+                for (int i = 0; i < OM; i += 4) {
+                    const float4 w = *reinterpret_cast<const float4*>(wr + i);
+                    fma4(acc[i], w.x, hv);
+                    fma4(acc[i + 1], w.y, hv);
+                    fma4(acc[i + 2], w.z, hv);
+                    fma4(acc[i + 3], w.w, hv);
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < OM; ++i) fma4(acc[i], wr[i], hv);
+            }
+        }
+    }
+    allowDependentLaunch();
+
+    // epilogue: + b2 + g r (every r load before any y store: y may alias r), act, store
+    const size_t rowBase = static_cast<size_t>(n) * a.cout * a.P + pt;
+    const T* b2 = static_cast<const T*>(a.b2);
+    const T* g = static_cast<const T*>(a.g);
+    const T* r = static_cast<const T*>(a.r);
+    T* y = static_cast<T*>(a.y);
+#pragma unroll
+    for (int i = 0; i < OM; ++i) {
+        const int o = o0 + OM * warp + i;
+        if (o >= a.cout) continue;
+        const float bias = b2 ? toFloat(b2[o]) : 0.f;
+        float4 v = make_float4(acc[i][0] + bias, acc[i][1] + bias, acc[i][2] + bias, acc[i][3] + bias);
+        if (r && left > 0) {
+            const float gate = g ? toFloat(g[o]) : 1.f;
+            const float4 rv = load4(r + rowBase + static_cast<size_t>(o) * a.P, left, vec);
+            v.x = fmaf(gate, rv.x, v.x);
+            v.y = fmaf(gate, rv.y, v.y);
+            v.z = fmaf(gate, rv.z, v.z);
+            v.w = fmaf(gate, rv.w, v.w);
+        }
+        acc[i][0] = v.x;
+        acc[i][1] = v.y;
+        acc[i][2] = v.z;
+        acc[i][3] = v.w;
+    }
+    if (left <= 0) return;
+#pragma unroll
+    for (int i = 0; i < OM; ++i) {
+        const int o = o0 + OM * warp + i;
+        if (o >= a.cout) continue;
+        const float4 v = make_float4(applyActivation(acc[i][0], a.act), applyActivation(acc[i][1], a.act),
+                                     applyActivation(acc[i][2], a.act), applyActivation(acc[i][3], a.act));
+        store4(y + rowBase + static_cast<size_t>(o) * a.P, v, left, vec);
+    }
+}
+
+template <typename T, int OM>
+cudaError_t launchMlp(MlpArgs a, int64_t batch, cudaStream_t stream) {
+    constexpr int CT = 8 * OM;
+    static std::atomic<unsigned long long> smemOptIn{0};  // per instantiation, bit per device
+    const int64_t tilesP = (a.P + kMlpTP - 1) / kMlpTP, coutTiles = (a.cout + CT - 1) / CT;
+    const int64_t blocks = batch * tilesP * coutTiles;
+    if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;  // not reachable for < 2^31-element tensors
+    a.tilesP = static_cast<int>(tilesP);
+    a.coutTiles = static_cast<int>(coutTiles);
+    const size_t smem = mlpSmemFloats(a.kxRows, CT) * sizeof(float);
+    cudaError_t err = allowSmem(pointwiseMlpKernel<T, OM>, smem, smemOptIn);
+    if (err != cudaSuccess) return err;
+    return launchKernel(pointwiseMlpKernel<T, OM>, dim3(static_cast<unsigned>(blocks)), dim3(kMlpThreads), smem, stream, a);
+}
+
+template <typename T>
+cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream) {
+    if (a.cout <= 8) return launchMlp<T, 1>(a, batch, stream);
+    if (a.cout <= 16) return launchMlp<T, 2>(a, batch, stream);
+    if (a.cout <= 32) return launchMlp<T, 4>(a, batch, stream);
+    return launchMlp<T, 8>(a, batch, stream);
+}
+
+static_assert(mlpSmemFloats(kMlpKX, 64) * sizeof(float) <= kSmemBudget, "PointwiseMLP tile exceeds the shared-memory budget");
+
+}  // namespace cuda
+
+namespace core {
+
+size_t mlpCudaWorkspaceBytes(const PointwiseMlpShape& /*shape*/, DataType /*dtype*/) { return 0; }
+
+cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/, size_t /*workspaceBytes*/,
+                          cudaStream_t stream) {
+    const PointwiseMlpShape& s = params.shape;
+    if (s.batch < 1 || s.inChannels < 1 || s.hiddenChannels < 1 || s.outChannels < 1 || s.points < 1) return cudaErrorInvalidValue;
+    if (!params.x || !params.w1 || !params.w2 || !params.y) return cudaErrorInvalidValue;
+    if ((s.hasB1 && !params.b1) || (s.hasB2 && !params.b2) || (s.hasResidual && !params.residual) ||
+        (s.hasGate && (!params.gate || !s.hasResidual))) {
+        return cudaErrorInvalidValue;
+    }
+    if (params.y == params.x) return cudaErrorInvalidValue;  // y may alias the residual only
+    const int hact = static_cast<int>(params.attrs.hiddenActivation), act = static_cast<int>(params.attrs.activation);
+    if (hact < 0 || hact >= kActivationCount || act < 0 || act >= kActivationCount) return cudaErrorInvalidValue;
+    constexpr int64_t kLimit = int64_t{1} << 31;             // every tensor < 2^31 elements (32-bit indices)
+    if (s.batch * s.inChannels * s.points >= kLimit || s.batch * s.outChannels * s.points >= kLimit ||
+        s.hiddenChannels * s.inChannels >= kLimit || s.outChannels * s.hiddenChannels >= kLimit) {
+        return cudaErrorInvalidValue;
+    }
+    if (params.dtype != DataType::kFloat32 && params.dtype != DataType::kFloat16 && params.dtype != DataType::kBFloat16) {
+        return cudaErrorInvalidValue;
+    }
+    const uintptr_t elem = params.dtype == DataType::kFloat32 ? 4 : 2;
+    const void* ptrs[] = {params.x, params.w1, params.b1, params.w2, params.b2, params.residual, params.gate, params.y};
+    for (const void* p : ptrs)
+        if (reinterpret_cast<uintptr_t>(p) % elem != 0) return cudaErrorMisalignedAddress;
+    cuda::MlpArgs a{};
+    a.x = params.x;
+    a.w1 = params.w1;
+    a.b1 = s.hasB1 ? params.b1 : nullptr;
+    a.w2 = params.w2;
+    a.b2 = s.hasB2 ? params.b2 : nullptr;
+    a.r = s.hasResidual ? params.residual : nullptr;
+    a.g = s.hasResidual && s.hasGate ? params.gate : nullptr;
+    a.y = params.y;
+    a.cin = static_cast<int>(s.inChannels);
+    a.ch = static_cast<int>(s.hiddenChannels);
+    a.cout = static_cast<int>(s.outChannels);
+    a.P = static_cast<int>(s.points);
+    a.kxRows = static_cast<int>(s.inChannels < cuda::kMlpKX ? s.inChannels : cuda::kMlpKX);
+    a.hact = hact;
+    a.act = act;
+    const uintptr_t vbytes = 4 * elem;
+    a.vec = (s.points % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % vbytes == 0 && reinterpret_cast<uintptr_t>(a.y) % vbytes == 0 &&
+             reinterpret_cast<uintptr_t>(a.r) % vbytes == 0)
+                ? 1
+                : 0;
+    return TFNO_DTYPE_SWITCH(params.dtype, cudaErrorInvalidValue, [&] { return cuda::launchMlpTyped<elem_t>(a, s.batch, stream); });
+}
+
+}  // namespace core
+}  // namespace turbofno
