@@ -343,7 +343,7 @@ void badCalls() {
     p.shape.hasResidual = false;
     expectCode("gate without residual", core::launchMlpCuda(p, nullptr, 0, nullptr), cudaErrorInvalidValue);
     p = valid();
-    p.y = p.x;
+    p.y = const_cast<void*>(p.x);
     expectCode("y aliases x", core::launchMlpCuda(p, nullptr, 0, nullptr), cudaErrorInvalidValue);
     p = valid();
     p.attrs.activation = static_cast<Activation>(6);
