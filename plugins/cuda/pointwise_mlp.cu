@@ -8,16 +8,18 @@
 // Cout > CT gives more blocks, each recomputing h. The hidden layer is produced in chunks of
 // kMlpHC = 32 channels:
 //   1. GEMM1  Hc[32, 128] = W1[h0:h0+32, :] . X[:, 128]: the x tile is staged in shared memory in
-//      chunks of up to kMlpKX = 64 input channels (fp32, zero past P) together with the matching
-//      W1 block (transposed, [k][j]); each thread accumulates a 4 x 4 register tile (hidden rows
-//      4 * warp .. +3, points 4 * lane .. +3). When Cin <= 64 the x tile is loaded once per block
-//      and stays resident for all hidden chunks; otherwise it is re-read (from L2) per chunk.
-//   2. h = hact(Hc + b1) goes to shared memory, with the W2 block [j][o] of this chunk.
+//      chunks of up to kMlpKX = 64 input channels (fp32, zero past P, zero rows up to a multiple of 4)
+//      together with the matching W1 block ([j][k], read coalesced along k, zero-padded); each thread
+//      accumulates a 4 x 4 register tile (hidden rows 4 * warp .. +3, points 4 * lane .. +3) in k
+//      steps of 4 (one float4 weight broadcast per row and step). When Cin <= 64 the x tile is loaded
+//      once per block and stays resident for all hidden chunks; otherwise it is re-read (from L2).
+//   2. h = hact(Hc + b1) goes to shared memory, with the W2 block [o][j] of this chunk (coalesced
+//      along j, zero-padded past Cout and to a multiple of 4 hidden channels).
 //   3. GEMM2  acc[CT, 128] += W2[o0:o0+CT, h0:h0+32] . h: each thread keeps OM x 4 outputs
 //      (rows OM * warp .. +OM-1, points 4 * lane .. +3) in registers across all hidden chunks.
 // Epilogue: + b2 + g * r (all r loads issued before any y store: y may alias r), act, store.
 // Every warp reads / writes 128 consecutive points of one channel row (4 per lane, 16-byte vectors
-// for fp32 where P % 4 == 0 and the pointers are aligned, else element-wise with bounds checks).
+// (8-byte for fp16 / bf16) where P % 4 == 0 and the pointers are aligned, else element-wise with bounds checks).
 // Shared-memory reads: x / h rows as float4 over the lanes (conflict-free), weights as warp-wide
 // broadcasts. fp32 FMA throughout (sequential k order: deterministic, no atomics), fp32 h.
 //
@@ -27,8 +29,8 @@
 // ~16 us at the H200's 67 TFLOP/s fp32, so the kernel is near the ridge there. Lifting (Cin=3, Ch=128,
 // Cout=64) and projection (Cin=64, Ch=128, Cout=1) are compute-bound (~64 flop/byte).
 //
-// Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin, 64): 64 KB at
-// Cin = 64, CT = 64 (3 blocks/SM); above 48 KB the kernel is opted in once per device (allowSmem).
+// Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin rounded up to 4, 64): 64 KB at
+// Cin = 64, CT = 64 (2 blocks/SM: 93-119 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
 #include <atomic>
 #include <cstdint>
 
@@ -57,7 +59,7 @@ struct MlpArgs {
     void* y;
     int cin, ch, cout, P;
     int tilesP, coutTiles;  // blocks: N * tilesP * coutTiles (Cout tile fastest: neighbours share x in L2)
-    int kxRows;             // min(Cin, kMlpKX)
+    int kxRows;             // min(Cin rounded up to 4, kMlpKX)
     int hact, act;          // core::Activation values
     int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
 };
@@ -106,6 +108,8 @@ __device__ __forceinline__ void store4(T* p, float4 v, int count, bool vec) {
         if (i < count) p[i] = fromFloat<T>(f[i]);
 }
 
+__device__ __forceinline__ float component(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
 __device__ __forceinline__ void fma4(float (&acc)[4], float a, float4 b) {
     acc[0] = fmaf(a, b.x, acc[0]);
     acc[1] = fmaf(a, b.y, acc[1]);
@@ -119,9 +123,9 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
     constexpr int CT = 8 * OM;  // output channels per block
     extern __shared__ __align__(16) float smem[];
     float* Xs = smem;                      // [kxRows][kMlpTP]  x chunk
-    float* W1s = Xs + a.kxRows * kMlpTP;   // [kxRows][kMlpHC]  W1 block, transposed
+    float* W1s = Xs + a.kxRows * kMlpTP;   // [kMlpHC][kxRows]  W1 block
     float* Hs = W1s + a.kxRows * kMlpHC;   // [kMlpHC][kMlpTP]  h chunk
-    float* W2s = Hs + kMlpHC * kMlpTP;     // [kMlpHC][CT]      W2 block, transposed
+    float* W2s = Hs + kMlpHC * kMlpTP;     // [CT][kMlpHC]      W2 block
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int b = blockIdx.x;
@@ -148,10 +152,11 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
 #pragma unroll
         for (int i = 0; i < 4; ++i) hacc[i][0] = hacc[i][1] = hacc[i][2] = hacc[i][3] = 0.f;
         for (int k0 = 0; k0 < a.cin; k0 += a.kxRows) {
-            const int kc = min(a.kxRows, a.cin - k0);
+            const int kc = min(a.kxRows, a.cin - k0), kc4 = (kc + 3) & ~3;  // k steps of 4, zero-padded
             __syncthreads();  // the previous readers of Xs / W1s (and of Hs / W2s) are done
             if (!resident || h0 == 0) {
-                // x rows k0 .. k0+kc: warp w loads rows w, w+8, ...; all loads in flight before the stores
+                // x rows k0 .. k0+kc (zero rows up to kc4): warp w loads rows w, w+8, ...; all loads in
+                // flight before the stores
                 float4 v[kMlpKX / 8];
 #pragma unroll
                 for (int q = 0; q < kMlpKX / 8; ++q) {
@@ -161,23 +166,27 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
 #pragma unroll
                 for (int q = 0; q < kMlpKX / 8; ++q) {
                     const int row = warp + 8 * q;
-                    if (row < kc) *reinterpret_cast<float4*>(&Xs[row * kMlpTP + 4 * lane]) = v[q];
+                    if (row < kc4) *reinterpret_cast<float4*>(&Xs[row * kMlpTP + 4 * lane]) = v[q];
                 }
             }
-            // W1s[k][j] = W1[h0 + j, k0 + k] (zero past Ch)
-            for (int e = threadIdx.x; e < kc * kMlpHC; e += kMlpThreads) {
-                const int j = e % kMlpHC, k = e / kMlpHC;
-                W1s[e] = h0 + j < a.ch ? toFloat(w1[static_cast<size_t>(h0 + j) * a.cin + k0 + k]) : 0.f;
+            // W1s[j][k] = W1[h0 + j, k0 + k] (zero past Ch and for k >= kc): consecutive threads along k,
+            // which is contiguous in W1 (coalesced)
+            for (int e = threadIdx.x; e < kc4 * kMlpHC; e += kMlpThreads) {
+                const int k = e % kc4, j = e / kc4;
+                W1s[j * a.kxRows + k] = (h0 + j < a.ch && k < kc) ? toFloat(w1[static_cast<size_t>(h0 + j) * a.cin + k0 + k]) : 0.f;
             }
             __syncthreads();
-#pragma unroll 4
-            for (int k = 0; k < kc; ++k) {
-                const float4 w = *reinterpret_cast<const float4*>(&W1s[k * kMlpHC + 4 * warp]);
-                const float4 xv = *reinterpret_cast<const float4*>(&Xs[k * kMlpTP + 4 * lane]);
-                fma4(hacc[0], w.x, xv);
-                fma4(hacc[1], w.y, xv);
-                fma4(hacc[2], w.z, xv);
-                fma4(hacc[3], w.w, xv);
+#pragma unroll 2
+            for (int k = 0; k < kc4; k += 4) {
+                float4 w[4];  // W1[h0 + 4 warp + i, k0 + k .. +3]: warp-wide broadcasts
+#pragma unroll
+                for (int i = 0; i < 4; ++i) w[i] = *reinterpret_cast<const float4*>(&W1s[(4 * warp + i) * a.kxRows + k]);
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    const float4 xv = *reinterpret_cast<const float4*>(&Xs[(k + kk) * kMlpTP + 4 * lane]);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) fma4(hacc[i], component(w[i], kk), xv);
+                }
             }
         }
         // h chunk to shared memory (the barrier at the top of the k loop separated the last GEMM2 reads)
@@ -192,29 +201,26 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
             hv.w = applyActivation(hacc[i][3] + bias, a.hact);
             *reinterpret_cast<float4*>(&Hs[(4 * warp + i) * kMlpTP + 4 * lane]) = hv;
         }
-        const int hc = min(kMlpHC, a.ch - h0);
-        // W2s[j][o] = W2[o0 + o, h0 + j] for j < hc (zero past Cout)
-        for (int e = threadIdx.x; e < hc * CT; e += kMlpThreads) {
-            const int o = e % CT, j = e / CT;
-            W2s[e] = o0 + o < a.cout ? toFloat(w2[static_cast<size_t>(o0 + o) * a.ch + h0 + j]) : 0.f;
+        const int hc = min(kMlpHC, a.ch - h0), hc4 = (hc + 3) & ~3;
+        // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc; Hs rows past Ch hold
+        // hact(0) = 0): consecutive threads along j, contiguous in W2 (coalesced)
+        for (int e = threadIdx.x; e < hc4 * CT; e += kMlpThreads) {
+            const int j = e % hc4, o = e / hc4;
+            W2s[o * kMlpHC + j] = (o0 + o < a.cout && j < hc) ? toFloat(w2[static_cast<size_t>(o0 + o) * a.ch + h0 + j]) : 0.f;
         }
         __syncthreads();
-#pragma unroll 4
-        for (int j = 0; j < hc; ++j) {
-            const float4 hv = *reinterpret_cast<const float4*>(&Hs[j * kMlpTP + 4 * lane]);
-            const float* wr = &W2s[j * CT + OM * warp];
-            if constexpr (OM % 4 == 0) {
+#pragma unroll 2
+        for (int j = 0; j < hc4; j += 4) {
+            float4 hv[4];
 #pragma unroll
-                for (int i = 0; i < OM; i += 4) {
-                    const float4 w = *reinterpret_cast<const float4*>(wr + i);
-                    fma4(acc[i], w.x, hv);
-                    fma4(acc[i + 1], w.y, hv);
-                    fma4(acc[i + 2], w.z, hv);
-                    fma4(acc[i + 3], w.w, hv);
-                }
-            } else {
+            for (int jj = 0; jj < 4; ++jj) hv[jj] = *reinterpret_cast<const float4*>(&Hs[(j + jj) * kMlpTP + 4 * lane]);
 #pragma unroll
-                for (int i = 0; i < OM; ++i) fma4(acc[i], wr[i], hv);
+            for (int i = 0; i < OM; ++i) {  // W2[o0 + OM warp + i, h0 + j .. +3]: a warp-wide broadcast
+                const float4 w = *reinterpret_cast<const float4*>(&W2s[(OM * warp + i) * kMlpHC + j]);
+                fma4(acc[i], w.x, hv[0]);
+                fma4(acc[i], w.y, hv[1]);
+                fma4(acc[i], w.z, hv[2]);
+                fma4(acc[i], w.w, hv[3]);
             }
         }
     }
@@ -324,7 +330,8 @@ cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/,
     a.ch = static_cast<int>(s.hiddenChannels);
     a.cout = static_cast<int>(s.outChannels);
     a.P = static_cast<int>(s.points);
-    a.kxRows = static_cast<int>(s.inChannels < cuda::kMlpKX ? s.inChannels : cuda::kMlpKX);
+    const int64_t cin4 = (s.inChannels + 3) / 4 * 4;
+    a.kxRows = static_cast<int>(cin4 < cuda::kMlpKX ? cin4 : cuda::kMlpKX);
     a.hact = hact;
     a.act = act;
     const uintptr_t vbytes = 4 * elem;

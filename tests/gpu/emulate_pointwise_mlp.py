@@ -41,7 +41,7 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec):
     N, Cin, P = x.shape
     Ch, Cout = w1.shape[0], w2.shape[0]
     OM = om_for(Cout); CT = 8 * OM
-    kx = min(Cin, kKX)
+    kx = min((Cin + 3) // 4 * 4, kKX)
     tilesP, coutTiles = (P + kTP - 1) // kTP, (Cout + CT - 1) // CT
     y = np.full((N, Cout, P), np.nan, np.float32)
     writes = np.zeros((N, Cout, P), np.int64)
@@ -61,39 +61,45 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec):
         for h0 in range(0, Ch, kHC):
             hacc = np.zeros((kThreads, 4, 4), np.float32)
             for k0 in range(0, Cin, kx):
-                kc = min(kx, Cin - k0)
+                kc = min(kx, Cin - k0); kc4 = (kc + 3) & ~3
                 if not resident or h0 == 0:
                     for q in range(kKX // 8):
                         row = warp + 8 * q
                         for t in range(kThreads):
-                            if row[t] >= kc: continue
+                            if row[t] >= kc4: continue
                             base = xbase[t] + (k0 + row[t]) * P
-                            if vec and left[t] >= 4:
+                            if vec and left[t] >= 4 and row[t] < kc:
                                 assert base % 4 == 0, "unaligned vector load"
-                            v = [xf[base + i] if i < left[t] else 0.0 for i in range(4)]
+                            v = [xf[base + i] if i < left[t] and row[t] < kc else 0.0 for i in range(4)]
                             smem[oXs + row[t] * kTP + 4 * lane[t]: oXs + row[t] * kTP + 4 * lane[t] + 4] = v
-                e = np.arange(kc * kHC); j = e % kHC; k = e // kHC
-                ok = h0 + j < Ch
-                smem[oW1s + e] = np.where(ok, w1[np.minimum(h0 + j, Ch - 1), k0 + k], 0)
-                for k in range(kc):
-                    w = smem[oW1s + k * kHC + 4 * warp[:, None] + np.arange(4)]     # [256, 4]
-                    xv = smem[oXs + k * kTP + 4 * lane[:, None] + np.arange(4)]     # [256, 4]
-                    assert not np.isnan(w).any() and not np.isnan(xv).any(), "GEMM1 read an unwritten value"
-                    hacc = (hacc + (w[:, :, None] * xv[:, None, :]).astype(f)).astype(f)
+                e = np.arange(kc4 * kHC); k = e % kc4; j = e // kc4
+                ok = (h0 + j < Ch) & (k < kc)
+                assert len(np.unique(j * kx + k)) == e.size and (k < kx).all()
+                smem[oW1s + j * kx + k] = np.where(ok, w1[np.minimum(h0 + j, Ch - 1), np.minimum(k0 + k, Cin - 1)], 0)
+                for k in range(0, kc4, 4):
+                    assert (oW1s + k) % 4 == 0 and kx % 4 == 0, "unaligned float4 weight read"
+                    rows = 4 * warp[:, None] + np.arange(4)                                   # [256, i]
+                    w = smem[oW1s + rows[:, :, None] * kx + k + np.arange(4)[None, None, :]]     # [256, i, kk]
+                    for kk in range(4):
+                        xv = smem[oXs + (k + kk) * kTP + 4 * lane[:, None] + np.arange(4)]     # [256, 4]
+                        assert not np.isnan(w[:, :, kk]).any() and not np.isnan(xv).any(), "GEMM1 read an unwritten value"
+                        hacc = (hacc + (w[:, :, kk, None] * xv[:, None, :]).astype(f)).astype(f)
             jrow = h0 + 4 * warp[:, None] + np.arange(4)                            # [256, 4]
             bias = np.where(jrow < Ch, b1[np.minimum(jrow, Ch - 1)], 0).astype(f) if b1 is not None else np.zeros((kThreads, 4), f)
             hv = act_f32((hacc + bias[:, :, None]).astype(f), hact)
             idx = oHs + (4 * warp[:, None, None] + np.arange(4)[None, :, None]) * kTP + 4 * lane[:, None, None] + np.arange(4)[None, None, :]
             assert len(np.unique(idx)) == idx.size == kHC * kTP
             smem[idx] = hv
-            hc = min(kHC, Ch - h0)
-            e = np.arange(hc * CT); o = e % CT; j = e // CT
-            smem[oW2s + e] = np.where(o0 + o < Cout, w2[np.minimum(o0 + o, Cout - 1), h0 + j], 0)
-            for j in range(hc):
-                hvv = smem[oHs + j * kTP + 4 * lane[:, None] + np.arange(4)]        # [256, 4]
-                w = smem[oW2s + j * CT + OM * warp[:, None] + np.arange(OM)]       # [256, OM]
-                assert not np.isnan(w).any() and not np.isnan(hvv).any(), "GEMM2 read an unwritten value"
-                acc = (acc + (w[:, :, None] * hvv[:, None, :]).astype(f)).astype(f)
+            hc = min(kHC, Ch - h0); hc4 = (hc + 3) & ~3
+            e = np.arange(hc4 * CT); j = e % hc4; o = e // hc4
+            assert len(np.unique(o * kHC + j)) == e.size
+            smem[oW2s + o * kHC + j] = np.where((o0 + o < Cout) & (j < hc), w2[np.minimum(o0 + o, Cout - 1), np.minimum(h0 + j, Ch - 1)], 0)
+            for j in range(0, hc4, 4):
+                hv = smem[oHs + (j + np.arange(4))[:, None] * kTP + 4 * lane[:, None, None] + np.arange(4)]  # [256, jj, c]
+                w = smem[oW2s + (OM * warp[:, None, None] + np.arange(OM)[:, None]) * kHC + j + np.arange(4)]  # [256, i, jj]
+                assert not np.isnan(w).any() and not np.isnan(hv).any(), "GEMM2 read an unwritten value"
+                for jj in range(4):
+                    acc = (acc + (w[:, :, jj, None] * hv[:, jj, None, :]).astype(f)).astype(f)
         for t in range(kThreads):
             if left[t] <= 0: continue
             for i in range(OM):
