@@ -32,6 +32,7 @@
 // Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin rounded up to 4, 64): 64 KB at
 // Cin = 64, CT = 64 (2 blocks/SM: 93-119 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
 #include <atomic>
+#include <climits>
 #include <cstdint>
 
 #include "common.cuh"
@@ -310,6 +311,7 @@ cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/,
         s.hiddenChannels * s.inChannels >= kLimit || s.outChannels * s.hiddenChannels >= kLimit) {
         return cudaErrorInvalidValue;
     }
+    if (s.points > INT32_MAX - cuda::kMlpTP) return cudaErrorNotSupported;  // 32-bit point indices (+ one tile)
     if (params.dtype != DataType::kFloat32 && params.dtype != DataType::kFloat16 && params.dtype != DataType::kBFloat16) {
         return cudaErrorInvalidValue;
     }
