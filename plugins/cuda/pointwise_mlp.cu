@@ -17,7 +17,8 @@
 //      along j, zero-padded past Cout and to a multiple of 4 hidden channels).
 //   3. GEMM2  acc[CT, 128] += W2[o0:o0+CT, h0:h0+32] . h: each thread keeps OM x 4 outputs
 //      (rows OM * warp .. +OM-1, points 4 * lane .. +3) in registers across all hidden chunks.
-// Epilogue: + b2 + g * r (all r loads issued before any y store: y may alias r), act, store.
+// Epilogue: + b2 + g * r (all r loads issued before any y store: y may alias r; the r tile is
+// prefetched into L2 at the block start, overlapping its DRAM reads with the GEMMs), act, store.
 // Every warp reads / writes 128 consecutive points of one channel row (4 per lane, 16-byte vectors
 // (8-byte for fp16 / bf16) where P % 4 == 0 and the pointers are aligned, else element-wise with bounds checks).
 // Shared-memory reads: x / h rows as float4 over the lanes (conflict-free), weights as warp-wide
@@ -30,7 +31,7 @@
 // Cout=64) and projection (Cin=64, Ch=128, Cout=1) are compute-bound (~64 flop/byte).
 //
 // Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin rounded up to 4, 64): 64 KB at
-// Cin = 64, CT = 64 (2 blocks/SM: 93-119 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
+// Cin = 64, CT = 64 (2 blocks/SM: 95-125 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -109,6 +110,8 @@ __device__ __forceinline__ void store4(T* p, float4 v, int count, bool vec) {
         if (i < count) p[i] = fromFloat<T>(f[i]);
 }
 
+__device__ __forceinline__ void prefetchL2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 __device__ __forceinline__ float component(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
 __device__ __forceinline__ void fma4(float (&acc)[4], float a, float4 b) {
@@ -147,7 +150,19 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
 #pragma unroll
     for (int i = 0; i < OM; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
 
+    const size_t rowBase = static_cast<size_t>(n) * a.cout * a.P + pt;  // y / r offset of (n, o = 0, pt)
+    const T* r = static_cast<const T*>(a.r);
+
     gridDependencyWait();  // x, weights and r may come from the previous kernel (pdl.cuh)
+    // The epilogue's r tile is fetched into L2 now, so that its DRAM traffic overlaps the GEMMs (a hint:
+    // no register or shared-memory cost, no effect on the results).
+    if (r && left > 0) {
+#pragma unroll
+        for (int i = 0; i < OM; ++i) {
+            const int o = o0 + OM * warp + i;
+            if (o < a.cout) prefetchL2(r + rowBase + static_cast<size_t>(o) * a.P);
+        }
+    }
     for (int h0 = 0; h0 < a.ch; h0 += kMlpHC) {
         float hacc[4][4];
 #pragma unroll
@@ -228,10 +243,8 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
     allowDependentLaunch();
 
     // epilogue: + b2 + g r (every r load before any y store: y may alias r), act, store
-    const size_t rowBase = static_cast<size_t>(n) * a.cout * a.P + pt;
     const T* b2 = static_cast<const T*>(a.b2);
     const T* g = static_cast<const T*>(a.g);
-    const T* r = static_cast<const T*>(a.r);
     T* y = static_cast<T*>(a.y);
 #pragma unroll
     for (int i = 0; i < OM; ++i) {
