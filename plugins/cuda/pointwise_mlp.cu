@@ -4,8 +4,9 @@
 //   y[n, o, s] = act( sum_j W2[o, j] h[n, j, s] + b2[o] + g[o] r[n, o, s] )    o < Cout
 //
 // Design. A block (256 threads = 8 warps) owns kMlpTP = 128 consecutive points of one batch item n
-// and a tile of CT = 8 * OM output channels (OM = 1, 2, 4 or 8 rows per thread, chosen from Cout);
-// Cout > CT gives more blocks, each recomputing h. The hidden layer is produced in chunks of
+// and a tile of CT = 8 * OM output channels (OM = 1, 2, 4 or 8 rows per thread, from Cout, smaller
+// where the grid would not fill the GPU: chooseMlpRows); Cout > CT gives more blocks, each
+// recomputing h. The hidden layer is produced in chunks of
 // kMlpHC = 32 channels:
 //   1. GEMM1  Hc[32, 128] = W1[h0:h0+32, :] . X[:, 128]: the x tile is staged in shared memory in
 //      chunks of up to kMlpKX = 64 input channels (fp32, zero past P, zero rows up to a multiple of 4)
@@ -291,12 +292,46 @@ cudaError_t launchMlp(MlpArgs a, int64_t batch, cudaStream_t stream) {
     return launchKernel(pointwiseMlpKernel<T, OM>, dim3(static_cast<unsigned>(blocks)), dim3(kMlpThreads), smem, stream, a);
 }
 
+// Test hook (tests/cpp/test_cuda_mlp.cu): 0 automatic, 1 / 2 / 4 / 8 forces OM (rows per thread).
+std::atomic<int> gMlpRowsOverride{0};
+void setMlpRowsOverride(int om) { gMlpRowsOverride.store(om == 1 || om == 2 || om == 4 || om == 8 ? om : 0); }
+
+// Rows per thread OM (Cout tile 8 OM). The largest that Cout needs, unless the grid is then too small
+// to fill the GPU: a smaller OM gives more Cout tiles (more blocks) at the price of recomputing h in
+// each. Chosen by a model of the critical path: waves (blocks / (2 per SM)) x FMAs per block.
+// Any OM gives bitwise the same results (each output's sums run in the same order).
+int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) {
+    const int forced = gMlpRowsOverride.load();
+    if (forced) return forced;
+    const int need = cout <= 8 ? 1 : cout <= 16 ? 2 : cout <= 32 ? 4 : 8;
+    const int64_t tilesP = (P + kMlpTP - 1) / kMlpTP, slots = 2 * static_cast<int64_t>(smCount > 0 ? smCount : 132);
+    const int64_t chunks = (ch + kMlpHC - 1) / kMlpHC, cin4 = (cin + 3) / 4 * 4, ch4 = (ch + 3) / 4 * 4;
+    int best = need;
+    double bestCost = 0;
+    for (int om = need; om >= 1; om /= 2) {
+        const int64_t blocks = batch * tilesP * ((cout + 8 * om - 1) / (8 * om));
+        const double perBlock = static_cast<double>(kMlpTP) * (chunks * kMlpHC * cin4 + 8 * om * ch4);
+        const double cost = static_cast<double>((blocks + slots - 1) / slots) * perBlock;
+        if (om == need || cost < 0.9 * bestCost) {  // a smaller tile must win clearly
+            best = om;
+            bestCost = cost;
+        }
+    }
+    return best;
+}
+
 template <typename T>
 cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream) {
-    if (a.cout <= 8) return launchMlp<T, 1>(a, batch, stream);
-    if (a.cout <= 16) return launchMlp<T, 2>(a, batch, stream);
-    if (a.cout <= 32) return launchMlp<T, 4>(a, batch, stream);
-    return launchMlp<T, 8>(a, batch, stream);
+    int device = 0, smCount = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
+    if (err != cudaSuccess) return err;
+    switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
+        case 1: return launchMlp<T, 1>(a, batch, stream);
+        case 2: return launchMlp<T, 2>(a, batch, stream);
+        case 4: return launchMlp<T, 4>(a, batch, stream);
+        default: return launchMlp<T, 8>(a, batch, stream);
+    }
 }
 
 static_assert(mlpSmemFloats(kMlpKX, 64) * sizeof(float) <= kSmemBudget, "PointwiseMLP tile exceeds the shared-memory budget");

@@ -32,7 +32,8 @@ using core::DataType;
 
 namespace turbofno {
 namespace cuda {
-void setPdlOverride(int mode);  // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
+void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
+void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread
 }  // namespace cuda
 }  // namespace turbofno
 
@@ -385,6 +386,36 @@ void fillDevice(void* p, size_t count, DataType dt, uint32_t salt, float scale) 
     CHECK_CUDA(cudaGetLastError());
 }
 
+// us per launch: a CUDA graph of 20 launches, replayed 10 times between events (after one warm-up
+// launch outside the capture and one replay).
+double timeLaunches(const core::PointwiseMlpParams& p, cudaStream_t st) {
+    CHECK_CUDA(core::launchMlpCuda(p, nullptr, 0, st));
+    CHECK_CUDA(cudaStreamSynchronize(st));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < 20; ++i) CHECK_CUDA(core::launchMlpCuda(p, nullptr, 0, st));
+    CHECK_CUDA(cudaStreamEndCapture(st, &graph));
+    CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK_CUDA(cudaGraphLaunch(exec, st));
+    CHECK_CUDA(cudaStreamSynchronize(st));
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    const int reps = 10;
+    CHECK_CUDA(cudaEventRecord(e0, st));
+    for (int i = 0; i < reps; ++i) CHECK_CUDA(cudaGraphLaunch(exec, st));
+    CHECK_CUDA(cudaEventRecord(e1, st));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    CHECK_CUDA(cudaEventDestroy(e0));
+    CHECK_CUDA(cudaEventDestroy(e1));
+    CHECK_CUDA(cudaGraphExecDestroy(exec));
+    CHECK_CUDA(cudaGraphDestroy(graph));
+    return 1e3 * ms / (20.0 * reps);
+}
+
 // --bench: us per launch from a CUDA graph of 20 launches (replayed, timed with events).
 void bench() {
     struct B {
@@ -402,7 +433,8 @@ void bench() {
         {"channel MLP 3D 32x64x64", 64, 32, 64, 131072, true},
     };
     const double kBandwidth = 4.11e12;
-    std::printf("%-32s %4s %-5s %10s %10s %9s %8s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s");
+    std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
+                "us with OM forced (rows per thread: us)");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -440,36 +472,21 @@ void bench() {
                 cudaStream_t st;
                 CHECK_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
                 CHECK_CUDA(cudaDeviceSynchronize());  // the fills ran on the legacy stream
-                CHECK_CUDA(core::launchMlpCuda(p, nullptr, 0, st));  // warm-up (and smem opt-in) outside capture
-                CHECK_CUDA(cudaStreamSynchronize(st));
-                cudaGraph_t graph;
-                cudaGraphExec_t exec;
-                CHECK_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-                for (int i = 0; i < 20; ++i) CHECK_CUDA(core::launchMlpCuda(p, nullptr, 0, st));
-                CHECK_CUDA(cudaStreamEndCapture(st, &graph));
-                CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-                CHECK_CUDA(cudaGraphLaunch(exec, st));
-                CHECK_CUDA(cudaStreamSynchronize(st));
-                cudaEvent_t e0, e1;
-                CHECK_CUDA(cudaEventCreate(&e0));
-                CHECK_CUDA(cudaEventCreate(&e1));
-                const int reps = 10;
-                CHECK_CUDA(cudaEventRecord(e0, st));
-                for (int i = 0; i < reps; ++i) CHECK_CUDA(cudaGraphLaunch(exec, st));
-                CHECK_CUDA(cudaEventRecord(e1, st));
-                CHECK_CUDA(cudaEventSynchronize(e1));
-                float ms = 0;
-                CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-                const double us = 1e3 * ms / (20.0 * reps);
                 const double bytes = static_cast<double>(nx + ny * (s.residual ? 2 : 1)) * es;
                 const double floorUs = 1e6 * bytes / kBandwidth;
                 const double flops = 2.0 * static_cast<double>(n * s.P) * static_cast<double>(s.cin * s.ch + s.ch * s.cout);
-                std::printf("%-32s %4lld %-5s %10.2f %10.2f %9.2f %8.1f\n", s.what, static_cast<long long>(n), dtName(dt).c_str(), us,
-                            floorUs, floorUs / us, flops / (us * 1e-6) / 1e12);
-                CHECK_CUDA(cudaEventDestroy(e0));
-                CHECK_CUDA(cudaEventDestroy(e1));
-                CHECK_CUDA(cudaGraphExecDestroy(exec));
-                CHECK_CUDA(cudaGraphDestroy(graph));
+                const double us = timeLaunches(p, st);
+                // the kernel variants forced (rows per thread), to check the launcher's choice
+                std::string variants;
+                for (int om : {1, 2, 4, 8}) {
+                    cuda::setMlpRowsOverride(om);
+                    char v[32];
+                    std::snprintf(v, sizeof v, " %d:%.2f", om, timeLaunches(p, st));
+                    variants += v;
+                }
+                cuda::setMlpRowsOverride(0);
+                std::printf("%-32s %4lld %-5s %10.2f %10.2f %9.2f %8.1f  %s\n", s.what, static_cast<long long>(n), dtName(dt).c_str(), us,
+                            floorUs, floorUs / us, flops / (us * 1e-6) / 1e12, variants.c_str());
                 CHECK_CUDA(cudaStreamDestroy(st));
                 for (void* q : {x, w1, b1, w2, b2, r, g, y})
                     if (q) CHECK_CUDA(cudaFree(q));
@@ -504,6 +521,9 @@ int main(int argc, char** argv) {
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
 
     if (quick) {  // small but covering: tails, every Cout tile variant, the chunked Cin path, in place
+        cuda::setMlpRowsOverride(8);
+        runCase({"quick " + shapeName(1, 9, 40, 3, 130) + " f32 OM8", 1, 9, 40, 3, 130, 1, 0, true, true, true, true, DataType::kFloat32}, rng);
+        cuda::setMlpRowsOverride(0);
         runCase({"quick " + shapeName(2, 5, 7, 3, 37) + " f32", 2, 5, 7, 3, 37, 1, 3, true, true, true, true, DataType::kFloat32}, rng, true);
         runCase({"quick " + shapeName(1, 70, 40, 20, 131) + " f16", 1, 70, 40, 20, 131, 2, 4, true, true, true, false, DataType::kFloat16}, rng);
         runCase({"quick " + shapeName(2, 3, 33, 12, 129) + " bf16 in place", 2, 3, 33, 12, 129, 5, 1, false, true, true, true,
@@ -526,13 +546,21 @@ int main(int argc, char** argv) {
         {1, 32, 16, 32, 1000},  {1, 64, 256, 64, 300}, {2, 512, 16, 300, 4099}, {1, 65, 33, 9, 131}, {2, 130, 70, 17, 127},
         {1, 128, 64, 128, 128}, {3, 9, 31, 33, 1},     {1, 200, 40, 8, 5},    {1, 17, 96, 16, 2048},
     };
+    // rows per thread: the launcher's choice (0), and each kernel variant forced (fp32: all; half
+    // types: 8, the variant of the large-batch channel MLP); any variant must give the same results
     for (DataType dt : types)
-        for (const S& s : shapes) {
-            // the largest one in fp32 only (the float64 reference is slow)
-            if (s.cin == 512 && dt != DataType::kFloat32) continue;
-            runCase({shapeName(s.n, s.cin, s.ch, s.cout, s.P) + " " + dtName(dt), s.n, s.cin, s.ch, s.cout, s.P, 1, 0, true, true, true, true, dt},
-                    rng);
+        for (int om : {0, 1, 2, 4, 8}) {
+            if (dt != DataType::kFloat32 && om != 0 && om != 8) continue;
+            cuda::setMlpRowsOverride(om);
+            for (const S& s : shapes) {
+                // the largest one in fp32 only (the float64 reference is slow)
+                if (s.cin == 512 && dt != DataType::kFloat32) continue;
+                runCase({shapeName(s.n, s.cin, s.ch, s.cout, s.P) + " " + dtName(dt) + (om ? " OM" + std::to_string(om) : ""), s.n,
+                         s.cin, s.ch, s.cout, s.P, 1, 0, true, true, true, true, dt},
+                        rng);
+            }
         }
+    cuda::setMlpRowsOverride(0);
     // every (hidden, output) activation pair
     for (int ha = 0; ha < core::kActivationCount; ++ha)
         for (int oa = 0; oa < core::kActivationCount; ++oa)

@@ -18,7 +18,7 @@ from scipy.special import erf
 kThreads, kTP, kHC, kKX = 256, 128, 32, 64
 
 
-def om_for(cout):  # launchMlpTyped
+def om_for(cout):  # the OM that Cout needs (chooseMlpRows may pick a smaller one; tests force each)
     return 1 if cout <= 8 else 2 if cout <= 16 else 4 if cout <= 32 else 8
 
 
@@ -36,11 +36,11 @@ def act_f32(v, a):
     return act_f64(v, a).astype(np.float32)
 
 
-def run(x, w1, b1, w2, b2, r, g, hact, act, vec):
+def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
     f = np.float32
     N, Cin, P = x.shape
     Ch, Cout = w1.shape[0], w2.shape[0]
-    OM = om_for(Cout); CT = 8 * OM
+    CT = 8 * OM
     kx = min((Cin + 3) // 4 * 4, kKX)
     tilesP, coutTiles = (P + kTP - 1) // kTP, (Cout + CT - 1) // CT
     y = np.full((N, Cout, P), np.nan, np.float32)
@@ -128,7 +128,7 @@ def reference(x, w1, b1, w2, b2, r, g, hact, act):
     return act_f64(y, act)
 
 
-def case(rng, N, Cin, Ch, Cout, P, hact=1, act=0, opts=(1, 1, 1, 1), vec=None, tol=1e-6):
+def case(rng, N, Cin, Ch, Cout, P, hact=1, act=0, opts=(1, 1, 1, 1), vec=None, om=None, tol=1e-6):
     f = np.float32
     x = rng.standard_normal((N, Cin, P)).astype(f)
     w1 = (rng.standard_normal((Ch, Cin)) / np.sqrt(Cin)).astype(f)
@@ -138,12 +138,13 @@ def case(rng, N, Cin, Ch, Cout, P, hact=1, act=0, opts=(1, 1, 1, 1), vec=None, t
     r = rng.standard_normal((N, Cout, P)).astype(f) if opts[2] else None
     g = rng.standard_normal(Cout).astype(f) if opts[2] and opts[3] else None
     if vec is None: vec = P % 4 == 0
-    y = run(x, w1, b1, w2, b2, r, g, hact, act, vec)
+    if om is None: om = om_for(Cout)
+    y = run(x, w1, b1, w2, b2, r, g, hact, act, vec, om)
     ref = reference(x, w1, b1, w2, b2, r, g, hact, act)
     rel = np.sqrt(((y - ref) ** 2).sum() / max((ref ** 2).sum(), 1e-300))
     ok = rel <= tol
     print("%s N%d %d/%d/%d P%d act %d/%d opts %s vec %d (OM %d): rel_l2 %.2e" %
-          ("ok  " if ok else "FAIL", N, Cin, Ch, Cout, P, hact, act, opts, vec, om_for(Cout), rel))
+          ("ok  " if ok else "FAIL", N, Cin, Ch, Cout, P, hact, act, opts, vec, om, rel))
     return ok
 
 
@@ -163,6 +164,10 @@ def main():
         dict(N=2, Cin=9, Ch=31, Cout=33, P=1),                      # OM 8 partial tile, P = 1
         dict(N=1, Cin=64, Ch=32, Cout=65, P=260, vec=False),        # scalar path with P % 4 == 0
         dict(N=1, Cin=512, Ch=16, Cout=300, P=131),                 # 8 Cin chunks, 5 Cout tiles
+        dict(N=1, Cin=9, Ch=40, Cout=3, P=130, om=8),               # forced OM larger than Cout needs
+        dict(N=1, Cin=64, Ch=32, Cout=65, P=256, om=1),             # forced OM 1: 9 Cout tiles
+        dict(N=1, Cin=5, Ch=33, Cout=33, P=129, om=2),
+        dict(N=1, Cin=3, Ch=128, Cout=64, P=128, om=4),
     ]
     ok = all(case(rng, **c) for c in cases)
     print("emulate_pointwise_mlp: %s" % ("all passed" if ok else "FAILED"))
