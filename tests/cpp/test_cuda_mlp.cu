@@ -205,7 +205,9 @@ void runCase(const Case& c, std::mt19937_64& rng, bool graphToo = false) {
     DeviceCase d;
     const size_t off = c.offset ? es : 0;
     CHECK_CUDA(cudaMalloc(&d.xBase, nx * es + off));
-    CHECK_CUDA(cudaMalloc(&d.yBase, ny * es + off));
+    constexpr size_t kGuard = 512;  // bytes after y (and the offset before it) that must stay untouched
+    CHECK_CUDA(cudaMalloc(&d.yBase, ny * es + off + kGuard));
+    CHECK_CUDA(cudaMemset(d.yBase, 0x5A, ny * es + off + kGuard));
     d.x = static_cast<char*>(d.xBase) + off;
     d.y = static_cast<char*>(d.yBase) + off;
     CHECK_CUDA(cudaMemcpy(d.x, x.raw.data(), x.raw.size(), cudaMemcpyHostToDevice));
@@ -266,6 +268,16 @@ void runCase(const Case& c, std::mt19937_64& rng, bool graphToo = false) {
         CHECK_CUDA(cudaGraphDestroy(graph));
     }
     CHECK_CUDA(cudaStreamDestroy(stream));
+    // nothing written outside y
+    std::vector<unsigned char> guard(kGuard + off);
+    CHECK_CUDA(cudaMemcpy(guard.data(), d.yBase, off, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(guard.data() + off, static_cast<char*>(d.y) + ny * es, kGuard, cudaMemcpyDeviceToHost));
+    size_t guardHit = 0;
+    for (unsigned char u : guard) guardHit += u != 0x5A;
+    if (guardHit) {
+        std::printf("FAIL %s: %zu bytes written outside y\n", c.name.c_str(), guardHit);
+        ok = false;
+    }
 
     double num = 0, den = 0, maxErr = 0;
     size_t bad = 0;
