@@ -111,7 +111,13 @@ __device__ __forceinline__ void store4(T* p, float4 v, int count, bool vec) {
         if (i < count) p[i] = fromFloat<T>(f[i]);
 }
 
-__device__ __forceinline__ void prefetchL2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+__device__ __forceinline__ void prefetchL2(const void* p) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+    (void)p;  // host compilation (tests/gpu/mlp_host_emu: the kernel run on CPU threads)
+#endif
+}
 
 __device__ __forceinline__ float component(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
