@@ -6,7 +6,8 @@
 #   bash tests/gpu/mlp_check.sh --quick    # build, emulation, quick test, sanitizers (no bench)
 #
 # 0. build build-gpu/ (tests/gpu/build.sh, incremental; JOBS sets the parallel jobs);
-# 1. the CPU emulation of the kernel's indexing (emulate_pointwise_mlp.py; skipped without scipy);
+# 1. on the CPU: the NumPy emulation of the kernel's loops (emulate_pointwise_mlp.py; skipped without
+#    scipy) and the kernel's own source run on CPU threads, under ThreadSanitizer (mlp_host_emu/);
 # 2. test_cuda_mlp: float64 reference, all shapes / activations / optional inputs / dtypes, in place,
 #    NaN-poisoned outputs, bitwise repeatability, graph replay, bad calls (--quick: a few cases);
 # 3. test_cuda_mlp --bench: us per launch of the typical shapes, N = 1 and 32, vs the memory floor;
@@ -37,6 +38,8 @@ if "$PY" -c "import numpy, scipy" 2>/dev/null; then
 else
     echo "skipped: numpy / scipy not installed"
 fi
+step "1/4 the kernel's source on CPU threads, ThreadSanitizer (mlp_host_emu/run.sh --quick)"
+TSAN=1 timeout 600 bash tests/gpu/mlp_host_emu/run.sh --quick || failed+=("1 host emulation (mlp_host_emu, TSAN)")
 
 step "2/4 test_cuda_mlp$([ $QUICK = 1 ] && echo ' --quick') vs float64"
 rc=0
