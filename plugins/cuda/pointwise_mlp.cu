@@ -11,8 +11,9 @@
 //   1. GEMM1  Hc[32, 128] = W1[h0:h0+32, :] . X[:, 128]: the x tile is staged in shared memory in
 //      chunks of up to kMlpKX = 64 input channels (fp32, zero past P, zero rows up to a multiple of 4)
 //      together with the matching W1 block ([j][k], read coalesced along k, zero-padded); each thread
-//      accumulates a 4 x 4 register tile (hidden rows 4 * warp .. +3, points 4 * lane .. +3) in k
-//      steps of 4 (one float4 weight broadcast per row and step). When Cin <= 64 the x tile is loaded
+//      accumulates an 8 x 2 register tile (hidden rows 8 (warp % 4) .. +7, points 64 (warp / 4) +
+//      2 lane, +1) in k steps of 4 (one float4 weight broadcast per row and step): per k a warp
+//      costs 4 shared-memory wavefronts for 16 FMAs, which balances the two pipes. When Cin <= 64 the x tile is loaded
 //      once per block and stays resident for all hidden chunks; otherwise it is re-read (from L2).
 //   2. h = hact(Hc + b1) goes to shared memory, with the W2 block [o][j] of this chunk (coalesced
 //      along j, zero-padded past Cout and to a multiple of 4 hidden channels).
@@ -22,7 +23,7 @@
 // prefetched into L2 at the block start, overlapping its DRAM reads with the GEMMs), act, store.
 // Every warp reads / writes 128 consecutive points of one channel row (4 per lane, 16-byte vectors
 // (8-byte for fp16 / bf16) where P % 4 == 0 and the pointers are aligned, else element-wise with bounds checks).
-// Shared-memory reads: x / h rows as float4 over the lanes (conflict-free), weights as warp-wide
+// Shared-memory reads: x rows as float2 and h rows as float4 over the lanes (conflict-free), weights as warp-wide
 // broadcasts. fp32 FMA throughout (sequential k order: deterministic, no atomics), fp32 h.
 //
 // Cost per point: 2 (Cin Ch + Ch Cout) flops (+ recomputed GEMM1 per extra Cout tile); bytes
@@ -32,7 +33,7 @@
 // Cout=64) and projection (Cin=64, Ch=128, Cout=1) are compute-bound (~64 flop/byte).
 //
 // Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin rounded up to 4, 64): 64 KB at
-// Cin = 64, CT = 64 (2 blocks/SM: 95-125 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
+// Cin = 64, CT = 64 (2 blocks/SM: 87-116 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -119,7 +120,10 @@ __device__ __forceinline__ void prefetchL2(const void* p) {
 #endif
 }
 
-__device__ __forceinline__ float component(float4 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+__device__ __forceinline__ void fma2(float (&acc)[2], float a, float2 b) {
+    acc[0] = fmaf(a, b.x, acc[0]);
+    acc[1] = fmaf(a, b.y, acc[1]);
+}
 
 __device__ __forceinline__ void fma4(float (&acc)[4], float a, float4 b) {
     acc[0] = fmaf(a, b.x, acc[0]);
@@ -170,10 +174,14 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
             if (o < a.cout) prefetchL2(r + rowBase + static_cast<size_t>(o) * a.P);
         }
     }
+    // GEMM1 thread tile: hidden rows hr .. hr+7 x points hp, hp+1 of the tile (warps 0-3 / 4-7: the two
+    // halves of the points), so that a warp's x read (256 B) and weight broadcasts cost the shared
+    // memory as many wavefronts as its FMAs take issue slots
+    const int hr = 8 * (warp & 3), hp = 64 * (warp >> 2) + 2 * lane;
     for (int h0 = 0; h0 < a.ch; h0 += kMlpHC) {
-        float hacc[4][4];
+        float hacc[8][2];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) hacc[i][0] = hacc[i][1] = hacc[i][2] = hacc[i][3] = 0.f;
+        for (int i = 0; i < 8; ++i) hacc[i][0] = hacc[i][1] = 0.f;
         for (int k0 = 0; k0 < a.cin; k0 += a.kxRows) {
             const int kc = min(a.kxRows, a.cin - k0), kc4 = (kc + 3) & ~3;  // k steps of 4, zero-padded
             __syncthreads();  // the previous readers of Xs / W1s (and of Hs / W2s) are done
@@ -199,30 +207,28 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
                 W1s[j * a.kxRows + k] = (h0 + j < a.ch && k < kc) ? toFloat(w1[static_cast<size_t>(h0 + j) * a.cin + k0 + k]) : 0.f;
             }
             __syncthreads();
-#pragma unroll 2
+#pragma unroll 1
             for (int k = 0; k < kc4; k += 4) {
-                float4 w[4];  // W1[h0 + 4 warp + i, k0 + k .. +3]: warp-wide broadcasts
+                float2 xv[4];
 #pragma unroll
-                for (int i = 0; i < 4; ++i) w[i] = *reinterpret_cast<const float4*>(&W1s[(4 * warp + i) * a.kxRows + k]);
+                for (int kk = 0; kk < 4; ++kk) xv[kk] = *reinterpret_cast<const float2*>(&Xs[(k + kk) * kMlpTP + hp]);
 #pragma unroll
-                for (int kk = 0; kk < 4; ++kk) {
-                    const float4 xv = *reinterpret_cast<const float4*>(&Xs[(k + kk) * kMlpTP + 4 * lane]);
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) fma4(hacc[i], component(w[i], kk), xv);
+                for (int i = 0; i < 8; ++i) {  // W1[h0 + hr + i, k0 + k .. +3]: a warp-wide broadcast
+                    const float4 w = *reinterpret_cast<const float4*>(&W1s[(hr + i) * a.kxRows + k]);
+                    fma2(hacc[i], w.x, xv[0]);
+                    fma2(hacc[i], w.y, xv[1]);
+                    fma2(hacc[i], w.z, xv[2]);
+                    fma2(hacc[i], w.w, xv[3]);
                 }
             }
         }
         // h chunk to shared memory (the barrier at the top of the k loop separated the last GEMM2 reads)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int j = h0 + 4 * warp + i;
+        for (int i = 0; i < 8; ++i) {
+            const int j = h0 + hr + i;
             const float bias = (b1 && j < a.ch) ? toFloat(b1[j]) : 0.f;
-            float4 hv;
-            hv.x = applyActivation(hacc[i][0] + bias, a.hact);
-            hv.y = applyActivation(hacc[i][1] + bias, a.hact);
-            hv.z = applyActivation(hacc[i][2] + bias, a.hact);
-            hv.w = applyActivation(hacc[i][3] + bias, a.hact);
-            *reinterpret_cast<float4*>(&Hs[(4 * warp + i) * kMlpTP + 4 * lane]) = hv;
+            const float2 hv = make_float2(applyActivation(hacc[i][0] + bias, a.hact), applyActivation(hacc[i][1] + bias, a.hact));
+            *reinterpret_cast<float2*>(&Hs[(hr + i) * kMlpTP + hp]) = hv;
         }
         const int hc = min(kMlpHC, a.ch - h0), hc4 = (hc + 3) & ~3;
         // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc; Hs rows past Ch hold

@@ -2,7 +2,7 @@
 with the 256 threads vectorised: the block -> (n, point tile, Cout tile) decode, the x staging (warp w
 loads rows w, w+8, .., lane l points 4l..4l+3, zero past P, vector loads only where all 4 are in
 bounds), the resident / re-staged x tile across hidden chunks, the transposed W1 / W2 blocks, the
-4 x 4 GEMM1 and OM x 4 GEMM2 register tiles, the epilogue (b2 + g r, act) and the stores. Shared
+8 x 2 GEMM1 and OM x 4 GEMM2 register tiles, the epilogue (b2 + g r, act) and the stores. Shared
 memory starts as NaN for each block: every value a thread reads must have been written (stale rows
 from an earlier chunk count as written: that is what the kernel sees too), and every output is
 written exactly once. Arithmetic is float32 (multiply then add, not fused), so the rel-L2 vs a
@@ -46,6 +46,7 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
     y = np.full((N, Cout, P), np.nan, np.float32)
     writes = np.zeros((N, Cout, P), np.int64)
     tid = np.arange(kThreads); lane = tid & 31; warp = tid >> 5
+    hr = 8 * (warp & 3); hp = 64 * (warp >> 2) + 2 * lane   # GEMM1 tile: hidden rows hr..hr+7, points hp, hp+1
     oXs, oW1s = 0, kx * kTP; oHs = oW1s + kx * kHC; oW2s = oHs + kHC * kTP
     nsmem = oW2s + kHC * CT
     resident = Cin <= kx
@@ -59,7 +60,7 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
         acc = np.zeros((kThreads, OM, 4), np.float32)
         xbase = n * Cin * P + pt
         for h0 in range(0, Ch, kHC):
-            hacc = np.zeros((kThreads, 4, 4), np.float32)
+            hacc = np.zeros((kThreads, 8, 2), np.float32)
             for k0 in range(0, Cin, kx):
                 kc = min(kx, Cin - k0); kc4 = (kc + 3) & ~3
                 if not resident or h0 == 0:
@@ -77,17 +78,17 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
                 assert len(np.unique(j * kx + k)) == e.size and (k < kx).all()
                 smem[oW1s + j * kx + k] = np.where(ok, w1[np.minimum(h0 + j, Ch - 1), np.minimum(k0 + k, Cin - 1)], 0)
                 for k in range(0, kc4, 4):
-                    assert (oW1s + k) % 4 == 0 and kx % 4 == 0, "unaligned float4 weight read"
-                    rows = 4 * warp[:, None] + np.arange(4)                                   # [256, i]
+                    assert (oW1s + k) % 4 == 0 and kx % 4 == 0 and (oXs + hp).min() % 2 == 0, "unaligned vector read"
+                    rows = hr[:, None] + np.arange(8)                                         # [256, i]
                     w = smem[oW1s + rows[:, :, None] * kx + k + np.arange(4)[None, None, :]]     # [256, i, kk]
                     for kk in range(4):
-                        xv = smem[oXs + (k + kk) * kTP + 4 * lane[:, None] + np.arange(4)]     # [256, 4]
+                        xv = smem[oXs + (k + kk) * kTP + hp[:, None] + np.arange(2)]           # [256, 2]
                         assert not np.isnan(w[:, :, kk]).any() and not np.isnan(xv).any(), "GEMM1 read an unwritten value"
                         hacc = (hacc + (w[:, :, kk, None] * xv[:, None, :]).astype(f)).astype(f)
-            jrow = h0 + 4 * warp[:, None] + np.arange(4)                            # [256, 4]
-            bias = np.where(jrow < Ch, b1[np.minimum(jrow, Ch - 1)], 0).astype(f) if b1 is not None else np.zeros((kThreads, 4), f)
+            jrow = h0 + hr[:, None] + np.arange(8)                                  # [256, 8]
+            bias = np.where(jrow < Ch, b1[np.minimum(jrow, Ch - 1)], 0).astype(f) if b1 is not None else np.zeros((kThreads, 8), f)
             hv = act_f32((hacc + bias[:, :, None]).astype(f), hact)
-            idx = oHs + (4 * warp[:, None, None] + np.arange(4)[None, :, None]) * kTP + 4 * lane[:, None, None] + np.arange(4)[None, None, :]
+            idx = oHs + (hr[:, None, None] + np.arange(8)[None, :, None]) * kTP + hp[:, None, None] + np.arange(2)[None, None, :]
             assert len(np.unique(idx)) == idx.size == kHC * kTP
             smem[idx] = hv
             hc = min(kHC, Ch - h0); hc4 = (hc + 3) & ~3
