@@ -34,6 +34,7 @@
 //
 // Shared memory: kxRows * (128 + 32) + 32 * 128 + 32 * CT floats, kxRows = min(Cin rounded up to 4, 64): 64 KB at
 // Cin = 64, CT = 64 (2 blocks/SM: 87-116 registers bound it); above 48 KB the kernel is opted in once per device (allowSmem).
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -310,20 +311,23 @@ void setMlpRowsOverride(int om) { gMlpRowsOverride.store(om == 1 || om == 2 || o
 
 // Rows per thread OM (Cout tile 8 OM). The largest that Cout needs, unless the grid is then too small
 // to fill the GPU: a smaller OM gives more Cout tiles (more blocks) at the price of recomputing h in
-// each. Chosen by a model of the critical path: waves (blocks / (2 per SM)) x FMAs per block.
-// Any OM gives bitwise the same results (each output's sums run in the same order).
+// each. Chosen by a model of the critical path, ceil(blocks / SMs) x the cost of a block, counted in
+// issue slots of an SM: GEMM1 32 per 4 input channels (FMA and shared-memory wavefronts balance),
+// GEMM2 per 4 hidden channels the larger of its FMAs (8 OM) and wavefronts (2 (16 + OM): every warp
+// reads the h rows of its points). Any OM gives bitwise the same results (each output's sums run in
+// the same order). Untimed: test_cuda_mlp --bench prints every variant's time.
 int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) {
     const int forced = gMlpRowsOverride.load();
     if (forced) return forced;
     const int need = cout <= 8 ? 1 : cout <= 16 ? 2 : cout <= 32 ? 4 : 8;
-    const int64_t tilesP = (P + kMlpTP - 1) / kMlpTP, slots = 2 * static_cast<int64_t>(smCount > 0 ? smCount : 132);
+    const int64_t tilesP = (P + kMlpTP - 1) / kMlpTP, sms = smCount > 0 ? smCount : 132;
     const int64_t chunks = (ch + kMlpHC - 1) / kMlpHC, cin4 = (cin + 3) / 4 * 4, ch4 = (ch + 3) / 4 * 4;
     int best = need;
     double bestCost = 0;
     for (int om = need; om >= 1; om /= 2) {
         const int64_t blocks = batch * tilesP * ((cout + 8 * om - 1) / (8 * om));
-        const double perBlock = static_cast<double>(kMlpTP) * (chunks * kMlpHC * cin4 + 8 * om * ch4);
-        const double cost = static_cast<double>((blocks + slots - 1) / slots) * perBlock;
+        const double perBlock = 8.0 * cin4 * chunks + 0.25 * std::max(8 * om, 2 * (16 + om)) * ch4;
+        const double cost = static_cast<double>((blocks + sms - 1) / sms) * perBlock;
         if (om == need || cost < 0.9 * bestCost) {  // a smaller tile must win clearly
             best = om;
             bestCost = cost;
