@@ -19,6 +19,10 @@
 //      along j, zero-padded past Cout and to a multiple of 4 hidden channels).
 //   3. GEMM2  acc[CT, 128] += W2[o0:o0+CT, h0:h0+32] . h: each thread keeps OM x 4 outputs
 //      (rows OM * warp .. +OM-1, points 4 * lane .. +3) in registers across all hidden chunks.
+//      OM = 1 (Cout <= 8: projections) skips the h round trip, whose reads would bound it (each h
+//      value read for one FMA): each thread multiplies its own 8 x 2 h values by W2 (broadcasts) into
+//      8 x 2 partial sums; after the last chunk the 4 row groups' partials are added through shared
+//      memory in a fixed order.
 // Epilogue: + b2 + g * r (all r loads issued before any y store: y may alias r; the r tile is
 // prefetched into L2 at the block start, overlapping its DRAM reads with the GEMMs), act, store.
 // Every warp reads / writes 128 consecutive points of one channel row (4 per lane, 16-byte vectors
@@ -137,6 +141,8 @@ __device__ __forceinline__ void fma4(float (&acc)[4], float a, float4 b) {
 template <typename T, int OM>
 __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpArgs a) {
     constexpr int CT = 8 * OM;  // output channels per block
+    constexpr bool kRegGemm2 = OM == 1;  // GEMM2 from registers (see below) instead of through Hs
+    static_assert(!kRegGemm2 || 4 * CT <= kMlpHC, "the OM = 1 reduction reuses the Hs area");
     extern __shared__ __align__(16) float smem[];
     float* Xs = smem;                      // [kxRows][kMlpTP]  x chunk
     float* W1s = Xs + a.kxRows * kMlpTP;   // [kMlpHC][kxRows]  W1 block
@@ -179,6 +185,9 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
     // halves of the points), so that a warp's x read (256 B) and weight broadcasts cost the shared
     // memory as many wavefronts as its FMAs take issue slots
     const int hr = 8 * (warp & 3), hp = 64 * (warp >> 2) + 2 * lane;
+    float part[kRegGemm2 ? CT : 1][2];  // OM = 1: this thread's share of out[o0 + o][hp, hp + 1] (its 8 hidden rows)
+#pragma unroll
+    for (int o = 0; o < (kRegGemm2 ? CT : 1); ++o) part[o][0] = part[o][1] = 0.f;
     for (int h0 = 0; h0 < a.ch; h0 += kMlpHC) {
         float hacc[8][2];
 #pragma unroll
@@ -223,35 +232,83 @@ __global__ void __launch_bounds__(kMlpThreads, 2) pointwiseMlpKernel(const MlpAr
                 }
             }
         }
-        // h chunk to shared memory (the barrier at the top of the k loop separated the last GEMM2 reads)
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            const int j = h0 + hr + i;
-            const float bias = (b1 && j < a.ch) ? toFloat(b1[j]) : 0.f;
-            const float2 hv = make_float2(applyActivation(hacc[i][0] + bias, a.hact), applyActivation(hacc[i][1] + bias, a.hact));
-            *reinterpret_cast<float2*>(&Hs[(hr + i) * kMlpTP + hp]) = hv;
-        }
         const int hc = min(kMlpHC, a.ch - h0), hc4 = (hc + 3) & ~3;
-        // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc; Hs rows past Ch hold
-        // hact(0) = 0): consecutive threads along j, contiguous in W2 (coalesced)
-        for (int e = threadIdx.x; e < hc4 * CT; e += kMlpThreads) {
-            const int j = e % hc4, o = e / hc4;
-            W2s[o * kMlpHC + j] = (o0 + o < a.cout && j < hc) ? toFloat(w2[static_cast<size_t>(o0 + o) * a.ch + h0 + j]) : 0.f;
-        }
-        __syncthreads();
-#pragma unroll 2
-        for (int j = 0; j < hc4; j += 4) {
-            float4 hv[4];
-#pragma unroll
-            for (int jj = 0; jj < 4; ++jj) hv[jj] = *reinterpret_cast<const float4*>(&Hs[(j + jj) * kMlpTP + 4 * lane]);
-#pragma unroll
-            for (int i = 0; i < OM; ++i) {  // W2[o0 + OM warp + i, h0 + j .. +3]: a warp-wide broadcast
-                const float4 w = *reinterpret_cast<const float4*>(&W2s[(OM * warp + i) * kMlpHC + j]);
-                fma4(acc[i], w.x, hv[0]);
-                fma4(acc[i], w.y, hv[1]);
-                fma4(acc[i], w.z, hv[2]);
-                fma4(acc[i], w.w, hv[3]);
+        if constexpr (kRegGemm2) {
+            // OM = 1 (Cout tile 8): GEMM2 straight from the GEMM1 registers. W2s[o][j] for all 32 j of
+            // the chunk (zero past Cout and hc; the barrier at the top of the k loop separated the last
+            // reads), then each thread adds its 8 hidden rows' share to part[o][2]
+            for (int e = threadIdx.x; e < kMlpHC * CT; e += kMlpThreads) {
+                const int j = e % kMlpHC, o = e / kMlpHC;
+                W2s[e] = (o0 + o < a.cout && j < hc) ? toFloat(w2[static_cast<size_t>(o0 + o) * a.ch + h0 + j]) : 0.f;
             }
+            float hv[8][2];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int j = h0 + hr + i;
+                const float bias = (b1 && j < a.ch) ? toFloat(b1[j]) : 0.f;
+                hv[i][0] = applyActivation(hacc[i][0] + bias, a.hact);
+                hv[i][1] = applyActivation(hacc[i][1] + bias, a.hact);
+            }
+            __syncthreads();
+#pragma unroll
+            for (int o = 0; o < CT; ++o) {  // W2[o0 + o, h0 + hr .. +7]: two warp-wide broadcasts
+                const float4 wa = *reinterpret_cast<const float4*>(&W2s[o * kMlpHC + hr]);
+                const float4 wb = *reinterpret_cast<const float4*>(&W2s[o * kMlpHC + hr + 4]);
+                const float w[8] = {wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w};
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    part[o][0] = fmaf(w[i], hv[i][0], part[o][0]);
+                    part[o][1] = fmaf(w[i], hv[i][1], part[o][1]);
+                }
+            }
+        } else {
+            // h chunk to shared memory (the barrier at the top of the k loop separated the last GEMM2 reads)
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int j = h0 + hr + i;
+                const float bias = (b1 && j < a.ch) ? toFloat(b1[j]) : 0.f;
+                const float2 hv = make_float2(applyActivation(hacc[i][0] + bias, a.hact), applyActivation(hacc[i][1] + bias, a.hact));
+                *reinterpret_cast<float2*>(&Hs[(hr + i) * kMlpTP + hp]) = hv;
+            }
+            // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc; Hs rows past Ch hold
+            // hact(0) = 0): consecutive threads along j, contiguous in W2 (coalesced)
+            for (int e = threadIdx.x; e < hc4 * CT; e += kMlpThreads) {
+                const int j = e % hc4, o = e / hc4;
+                W2s[o * kMlpHC + j] = (o0 + o < a.cout && j < hc) ? toFloat(w2[static_cast<size_t>(o0 + o) * a.ch + h0 + j]) : 0.f;
+            }
+            __syncthreads();
+#pragma unroll 2
+            for (int j = 0; j < hc4; j += 4) {
+                float4 hv[4];
+#pragma unroll
+                for (int jj = 0; jj < 4; ++jj) hv[jj] = *reinterpret_cast<const float4*>(&Hs[(j + jj) * kMlpTP + 4 * lane]);
+#pragma unroll
+                for (int i = 0; i < OM; ++i) {  // W2[o0 + OM warp + i, h0 + j .. +3]: a warp-wide broadcast
+                    const float4 w = *reinterpret_cast<const float4*>(&W2s[(OM * warp + i) * kMlpHC + j]);
+                    fma4(acc[i], w.x, hv[0]);
+                    fma4(acc[i], w.y, hv[1]);
+                    fma4(acc[i], w.z, hv[2]);
+                    fma4(acc[i], w.w, hv[3]);
+                }
+            }
+        }
+    }
+    if constexpr (kRegGemm2) {
+        // the four row groups' partial sums of each point (warps w, w + 1, .. share points): through
+        // the (unused) Hs area, then added in a fixed order into the epilogue's mapping (row o0 + warp,
+        // points 4 lane .. +3)
+        float* red = Hs;  // [4 row groups][CT][kMlpTP]
+#pragma unroll
+        for (int o = 0; o < CT; ++o)
+            *reinterpret_cast<float2*>(&red[((warp & 3) * CT + o) * kMlpTP + hp]) = make_float2(part[o][0], part[o][1]);
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const float4 v = *reinterpret_cast<const float4*>(&red[(q * CT + warp) * kMlpTP + 4 * lane]);
+            acc[0][0] += v.x;
+            acc[0][1] += v.y;
+            acc[0][2] += v.z;
+            acc[0][3] += v.w;
         }
     }
     allowDependentLaunch();
@@ -314,8 +371,9 @@ void setMlpRowsOverride(int om) { gMlpRowsOverride.store(om == 1 || om == 2 || o
 // each. Chosen by a model of the critical path, ceil(blocks / SMs) x the cost of a block, counted in
 // issue slots of an SM: GEMM1 32 per 4 input channels (FMA and shared-memory wavefronts balance),
 // GEMM2 per 4 hidden channels the larger of its FMAs (8 OM) and wavefronts (2 (16 + OM): every warp
-// reads the h rows of its points). Any OM gives bitwise the same results (each output's sums run in
-// the same order). Untimed: test_cuda_mlp --bench prints every variant's time.
+// reads the h rows of its points; OM = 1 works from registers: 8). OM = 2, 4, 8 give bitwise the same
+// results (each output's sums run in the same order); OM = 1 sums per row group first (deterministic
+// too). Untimed: test_cuda_mlp --bench prints every variant's time.
 int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) {
     const int forced = gMlpRowsOverride.load();
     if (forced) return forced;
@@ -326,7 +384,7 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
     double bestCost = 0;
     for (int om = need; om >= 1; om /= 2) {
         const int64_t blocks = batch * tilesP * ((cout + 8 * om - 1) / (8 * om));
-        const double perBlock = 8.0 * cin4 * chunks + 0.25 * std::max(8 * om, 2 * (16 + om)) * ch4;
+        const double perBlock = 8.0 * cin4 * chunks + 0.25 * (om == 1 ? 8 : std::max(8 * om, 2 * (16 + om))) * ch4;
         const double cost = static_cast<double>((blocks + sms - 1) / sms) * perBlock;
         if (om == need || cost < 0.9 * bestCost) {  // a smaller tile must win clearly
             best = om;

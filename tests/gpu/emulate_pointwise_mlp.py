@@ -1,9 +1,10 @@
 """NumPy emulation of plugins/cuda/pointwise_mlp.cu (pointwiseMlpKernel and its launcher), block by block
 with the 256 threads vectorised: the block -> (n, point tile, Cout tile) decode, the x staging (warp w
-loads rows w, w+8, .., lane l points 4l..4l+3, zero past P, vector loads only where all 4 are in
-bounds), the resident / re-staged x tile across hidden chunks, the transposed W1 / W2 blocks, the
-8 x 2 GEMM1 and OM x 4 GEMM2 register tiles, the epilogue (b2 + g r, act) and the stores. Shared
-memory starts as NaN for each block: every value a thread reads must have been written (stale rows
+loads rows w, w+8, .., lane l points 4l..4l+3, zero past P and up to a multiple of 4 rows, vector
+loads only where all 4 are in bounds), the resident / re-staged x tile across hidden chunks, the
+W1 / W2 blocks ([j][k], [o][j], zero-padded), the 8 x 2 GEMM1 and OM x 4 GEMM2 register tiles (OM = 1:
+GEMM2 from the GEMM1 registers, partials reduced through shared memory), the epilogue (b2 + g r,
+act) and the stores. Shared memory starts as NaN for each block: every value a thread reads must have been written (stale rows
 from an earlier chunk count as written: that is what the kernel sees too), and every output is
 written exactly once. Arithmetic is float32 (multiply then add, not fused), so the rel-L2 vs a
 float64 reference estimates the kernel's fp32 error against the test's 1e-6 tolerance.
@@ -58,6 +59,7 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
         left = P - pt
         smem = np.full(nsmem, np.nan, np.float32)
         acc = np.zeros((kThreads, OM, 4), np.float32)
+        part = np.zeros((kThreads, CT, 2), np.float32)   # OM = 1: per-thread partial sums [o][2 points]
         xbase = n * Cin * P + pt
         for h0 in range(0, Ch, kHC):
             hacc = np.zeros((kThreads, 8, 2), np.float32)
@@ -88,10 +90,19 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
             jrow = h0 + hr[:, None] + np.arange(8)                                  # [256, 8]
             bias = np.where(jrow < Ch, b1[np.minimum(jrow, Ch - 1)], 0).astype(f) if b1 is not None else np.zeros((kThreads, 8), f)
             hv = act_f32((hacc + bias[:, :, None]).astype(f), hact)
+            hc = min(kHC, Ch - h0); hc4 = (hc + 3) & ~3
+            if OM == 1:  # GEMM2 from registers: W2s[o][j] for all 32 j, each thread its own 8 rows
+                e = np.arange(kHC * CT); j = e % kHC; o = e // kHC
+                smem[oW2s + e] = np.where((o0 + o < Cout) & (j < hc), w2[np.minimum(o0 + o, Cout - 1), np.minimum(h0 + j, Ch - 1)], 0)
+                for o in range(CT):
+                    w = smem[oW2s + o * kHC + hr[:, None] + np.arange(8)]            # [256, 8]
+                    assert not np.isnan(w).any() and (oW2s + o * kHC + hr).min() % 4 == 0
+                    for i in range(8):
+                        part[:, o, :] = (part[:, o, :] + (w[:, i, None] * hv[:, i, :]).astype(f)).astype(f)
+                continue
             idx = oHs + (hr[:, None, None] + np.arange(8)[None, :, None]) * kTP + hp[:, None, None] + np.arange(2)[None, None, :]
             assert len(np.unique(idx)) == idx.size == kHC * kTP
             smem[idx] = hv
-            hc = min(kHC, Ch - h0); hc4 = (hc + 3) & ~3
             e = np.arange(hc4 * CT); j = e % hc4; o = e // hc4
             assert len(np.unique(o * kHC + j)) == e.size
             smem[oW2s + o * kHC + j] = np.where((o0 + o < Cout) & (j < hc), w2[np.minimum(o0 + o, Cout - 1), np.minimum(h0 + j, Ch - 1)], 0)
@@ -101,6 +112,15 @@ def run(x, w1, b1, w2, b2, r, g, hact, act, vec, OM):
                 assert not np.isnan(w).any() and not np.isnan(hv).any(), "GEMM2 read an unwritten value"
                 for jj in range(4):
                     acc = (acc + (w[:, :, jj, None] * hv[:, jj, None, :]).astype(f)).astype(f)
+        if OM == 1:  # the 4 row groups' partials through the Hs area, added in order q = 0..3
+            red = np.full(4 * CT * kTP, np.nan, np.float32)
+            idx = ((warp & 3)[:, None, None] * CT + np.arange(CT)[None, :, None]) * kTP + hp[:, None, None] + np.arange(2)[None, None, :]
+            assert len(np.unique(idx)) == idx.size == red.size
+            red[idx] = part
+            for q in range(4):
+                v = red[(q * CT + warp[:, None]) * kTP + 4 * lane[:, None] + np.arange(4)]   # [256, 4]
+                assert not np.isnan(v).any()
+                acc[:, 0, :] = (acc[:, 0, :] + v).astype(f)
         for t in range(kThreads):
             if left[t] <= 0: continue
             for i in range(OM):
