@@ -8,8 +8,12 @@
 // line of S reals is held in shared memory as S/2 complex values z[j] = (v[2j], v[2j+1]) (so the
 // reals' natural order is the complex array's memory order: loads and stores stay coalesced), and a
 // complex FFT of length N2 = S/2 runs in place over it, radix 2 with two stages fused per thread
-// (radix 4: one barrier per two stages), twiddles e^{2 pi i j / N2} from a per-block table built
-// with sincospif of exact arguments before the grid-dependency wait.
+// (radix 4: one barrier per two stages). Twiddles: one table per pair of stages (tw[q - 1 + pos] =
+// e^{2 pi i pos / (4q)}, pos < q, for q = 1, 2, 4, .. N2/4: N2/2 - 1 entries in all), built with
+// sincospif of exact arguments before the grid-dependency wait; a 4-point unit reads one entry w and
+// uses w, i w (exact) and w^2. Complex value i of the block lives at fftSwz(i) (an XOR swizzle within
+// aligned groups of 64): with it every stage's accesses and the coalesced loads / stores are free of
+// shared-memory bank conflicts (checked for all 4-point unit patterns, half-warps of 8-byte accesses).
 //  R2C: natural-order input, decimation in frequency (bit-reversed output); the kept bins k < kd are
 //       unpacked from Z[k] and Z[N2 - k]:
 //         X[k] = (Z[k] + conj Z[N2-k]) / 2 + e^{-2 pi i k / S} (Z[k] - conj Z[N2-k]) / (2i)
@@ -41,6 +45,9 @@ inline size_t fftPassSmemBytes(int S, int L) {
 __device__ __forceinline__ int fftBitRev(int v, int bits) {
     return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
 }
+// Shared-memory position of complex value i: bits 4-5 XORed into bits 0-1 and 2-3 (a bijection on
+// every aligned group of 64, the identity below 16).
+__device__ __forceinline__ int fftSwz(int i) { return i ^ (((i >> 4) & 3) * 5); }
 __device__ __forceinline__ float2 fftConj(float2 a) { return make_float2(a.x, -a.y); }
 __device__ __forceinline__ float2 fftAdd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
 __device__ __forceinline__ float2 fftSub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
@@ -59,7 +66,7 @@ __device__ __forceinline__ void fftDit2(float2& a, float2& b, float2 w) {
 }
 
 // Forward FFT (e^{-2 pi i jk / N2}) of each of the L lines of buf (N2 = 2^logN2 >= 4 complex values
-// per line), natural order in, bit-reversed order out. tw[j] = e^{+2 pi i j / N2}, j < N2 / 2.
+// per line, value i at buf[fftSwz(i)]), natural order in, bit-reversed order out; tw: fftFillTable.
 // Ends with a barrier.
 __device__ __forceinline__ void fftForwardDif(float2* buf, const float2* tw, int logN2, int L) {
     const int tid = threadIdx.x;
@@ -69,37 +76,40 @@ __device__ __forceinline__ void fftForwardDif(float2* buf, const float2* tw, int
     for (; s >= 1; s -= 2) {
         // stages h = 2q and h = q (q = 2^(s-1)) on points base + {0, q, 2q, 3q}
         const int logq = s - 1, q = 1 << logq;
-        const int sh = logN2 - s - 1;  // stage h = 2q: twiddle index pos' * N2 / (2h) = pos' << sh
         for (int u = tid; u < units; u += kFftThreads) {
             const int l = u >> (logN2 - 2), r = u & ((N2 >> 2) - 1);
             const int pos = r & (q - 1), grp = r >> logq;
-            float2* b = buf + (l << logN2) + (grp << (logq + 2)) + pos;
-            float2 a0 = b[0], a1 = b[q], a2 = b[2 * q], a3 = b[3 * q];
-            fftDif2(a0, a2, fftConj(tw[pos << sh]));
-            fftDif2(a1, a3, fftConj(tw[(pos + q) << sh]));
-            const float2 w = fftConj(tw[pos << (sh + 1)]);
-            fftDif2(a0, a1, w);
-            fftDif2(a2, a3, w);
-            b[0] = a0;
-            b[q] = a1;
-            b[2 * q] = a2;
-            b[3 * q] = a3;
+            const int i0 = (l << logN2) + (grp << (logq + 2)) + pos;
+            const int j0 = fftSwz(i0), j1 = fftSwz(i0 + q), j2 = fftSwz(i0 + 2 * q), j3 = fftSwz(i0 + 3 * q);
+            float2 a0 = buf[j0], a1 = buf[j1], a2 = buf[j2], a3 = buf[j3];
+            // stage h = 2q: e^{-2 pi i pos / (4q)} and e^{-2 pi i (pos + q) / (4q)} = -i times it;
+            // stage h = q: e^{-2 pi i pos / (2q)} = its square
+            const float2 w = fftConj(tw[q - 1 + pos]);
+            fftDif2(a0, a2, w);
+            fftDif2(a1, a3, make_float2(w.y, -w.x));
+            const float2 w2 = cmul(w, w);
+            fftDif2(a0, a1, w2);
+            fftDif2(a2, a3, w2);
+            buf[j0] = a0;
+            buf[j1] = a1;
+            buf[j2] = a2;
+            buf[j3] = a3;
         }
         __syncthreads();
     }
     if (s == 0) {  // an odd number of stages: the last one (h = 1, twiddle 1) alone
         for (int u = tid; u < (L * N2) >> 1; u += kFftThreads) {
-            float2* b = buf + 2 * u;
-            const float2 a0 = b[0], a1 = b[1];
-            b[0] = fftAdd(a0, a1);
-            b[1] = fftSub(a0, a1);
+            const int j0 = fftSwz(2 * u), j1 = fftSwz(2 * u + 1);
+            const float2 a0 = buf[j0], a1 = buf[j1];
+            buf[j0] = fftAdd(a0, a1);
+            buf[j1] = fftSub(a0, a1);
         }
         __syncthreads();
     }
 }
 
 // Inverse FFT (e^{+2 pi i jk / N2}, unnormalized) of each line, bit-reversed order in, natural order
-// out; same table. Ends with a barrier.
+// out; same table and layout. Ends with a barrier.
 __device__ __forceinline__ void fftInverseDit(float2* buf, const float2* tw, int logN2, int L) {
     const int tid = threadIdx.x;
     const int N2 = 1 << logN2;
@@ -107,10 +117,10 @@ __device__ __forceinline__ void fftInverseDit(float2* buf, const float2* tw, int
     int s = 0;  // stage half-size h = 2^s, from 1 up to N2 / 2
     if (logN2 & 1) {  // an odd number of stages: the first one (h = 1, twiddle 1) alone
         for (int u = tid; u < (L * N2) >> 1; u += kFftThreads) {
-            float2* b = buf + 2 * u;
-            const float2 a0 = b[0], a1 = b[1];
-            b[0] = fftAdd(a0, a1);
-            b[1] = fftSub(a0, a1);
+            const int j0 = fftSwz(2 * u), j1 = fftSwz(2 * u + 1);
+            const float2 a0 = buf[j0], a1 = buf[j1];
+            buf[j0] = fftAdd(a0, a1);
+            buf[j1] = fftSub(a0, a1);
         }
         __syncthreads();
         s = 1;
@@ -118,32 +128,35 @@ __device__ __forceinline__ void fftInverseDit(float2* buf, const float2* tw, int
     for (; s + 2 <= logN2; s += 2) {
         // stages h = q and h = 2q (q = 2^s) on points base + {0, q, 2q, 3q}
         const int q = 1 << s;
-        const int sh = logN2 - s - 1;  // stage h = q: twiddle index pos * N2 / (2q) = pos << sh
         for (int u = tid; u < units; u += kFftThreads) {
             const int l = u >> (logN2 - 2), r = u & ((N2 >> 2) - 1);
             const int pos = r & (q - 1), grp = r >> s;
-            float2* b = buf + (l << logN2) + (grp << (s + 2)) + pos;
-            float2 a0 = b[0], a1 = b[q], a2 = b[2 * q], a3 = b[3 * q];
-            const float2 w = tw[pos << sh];
-            fftDit2(a0, a1, w);
-            fftDit2(a2, a3, w);
-            fftDit2(a0, a2, tw[pos << (sh - 1)]);
-            fftDit2(a1, a3, tw[(pos + q) << (sh - 1)]);
-            b[0] = a0;
-            b[q] = a1;
-            b[2 * q] = a2;
-            b[3 * q] = a3;
+            const int i0 = (l << logN2) + (grp << (s + 2)) + pos;
+            const int j0 = fftSwz(i0), j1 = fftSwz(i0 + q), j2 = fftSwz(i0 + 2 * q), j3 = fftSwz(i0 + 3 * q);
+            float2 a0 = buf[j0], a1 = buf[j1], a2 = buf[j2], a3 = buf[j3];
+            // stage h = 2q: w = e^{2 pi i pos / (4q)} and e^{2 pi i (pos + q) / (4q)} = i w; stage h = q: w^2
+            const float2 w = tw[q - 1 + pos];
+            const float2 w2 = cmul(w, w);
+            fftDit2(a0, a1, w2);
+            fftDit2(a2, a3, w2);
+            fftDit2(a0, a2, w);
+            fftDit2(a1, a3, make_float2(-w.y, w.x));
+            buf[j0] = a0;
+            buf[j1] = a1;
+            buf[j2] = a2;
+            buf[j3] = a3;
         }
         __syncthreads();
     }
 }
 
-// tw[j] = e^{+2 pi i j / N2} for j < N2 / 2 (exact arguments: N2 is a power of two).
+// The twiddles of the 4-point units: tw[q - 1 + pos] = e^{+2 pi i pos / (4q)} for pos < q and
+// q = 1, 2, 4, .., N2 / 4 (N2 / 2 - 1 entries; exact sincospif arguments pos / (2q)).
 __device__ __forceinline__ void fftFillTable(float2* tw, int N2) {
-    const float inv = 2.0f / static_cast<float>(N2);
-    for (int j = threadIdx.x; j < N2 / 2; j += kFftThreads) {
+    for (int j = threadIdx.x; j < N2 / 2 - 1; j += kFftThreads) {
+        const int q = 1 << (31 - __clz(j + 1)), pos = j + 1 - q;
         float s, c;
-        sincospif(static_cast<float>(j) * inv, &s, &c);
+        sincospif(static_cast<float>(pos) / static_cast<float>(2 * q), &s, &c);
         tw[j] = make_float2(c, s);
     }
 }
@@ -165,9 +178,11 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     extern __shared__ __align__(16) float fftSmem[];
     const int S = p.S, logS = p.fftLog2S, N2 = S >> 1, logN2 = logS - 1;
     const int L = p.fftLines;
-    float* fbuf = fftSmem;                                  // L lines of S reals ...
-    float2* buf = reinterpret_cast<float2*>(fftSmem);       // ... = L lines of N2 complex values
-    float2* tw = buf + static_cast<size_t>(L) * N2;         // N2 / 2 twiddles
+    // L lines of N2 complex values (value i at buf[fftSwz(i)]) = L lines of S reals (real e of the
+    // block at fbuf[2 * fftSwz(e / 2) + e % 2]), then N2 / 2 - 1 twiddles
+    float* fbuf = fftSmem;
+    float2* buf = reinterpret_cast<float2*>(fftSmem);
+    float2* tw = buf + static_cast<size_t>(L) * N2;
     const int tid = threadIdx.x;
     const int line0 = static_cast<int>(blockIdx.x) * L;
 
@@ -177,11 +192,12 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     if constexpr (KIND == PassKind::kR2C) {
         const T* x = static_cast<const T*>(src);
         // coalesced along t; lines past N load zeros (never stored)
+#pragma unroll 4
         for (int e = tid; e < L * S; e += kFftThreads) {
             const int l = e >> logS, t = e & (S - 1), g = line0 + l;
             float v = 0.f;
             if (g < p.N) v = toFloat(x[g * p.b.innerStride + t * p.b.rowStride]);
-            fbuf[e] = v;
+            fbuf[2 * fftSwz(e >> 1) + (e & 1)] = v;
         }
         allowDependentLaunch();
         __syncthreads();
@@ -193,9 +209,9 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
             const int l = static_cast<int>(static_cast<unsigned>(i) / static_cast<unsigned>(kd));
             const int k = i - l * kd, g = line0 + l;
             if (g >= p.N) continue;
-            const float2* row = buf + (l << logN2);
-            const float2 a = row[fftBitRev(k & (N2 - 1), logN2)];
-            const float2 b = fftConj(row[fftBitRev((N2 - k) & (N2 - 1), logN2)]);
+            const int row = l << logN2;
+            const float2 a = buf[fftSwz(row + fftBitRev(k & (N2 - 1), logN2))];
+            const float2 b = fftConj(buf[fftSwz(row + fftBitRev((N2 - k) & (N2 - 1), logN2))]);
             const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));   // (Z[k] + conj Z[N2-k]) / 2
             const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
             const float2 od = make_float2(d.y, -d.x);                                 // d / i
@@ -219,16 +235,16 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
                 xa.y = 0.f;
                 xb.y = 0.f;
             }
-            float2* row = buf + (l << logN2);
+            const int row = l << logN2;
             const float2 w = fftRoot(k, S);  // e^{+2 pi i k / S}
             {
                 const float2 s = fftAdd(xa, fftConj(xb)), dw = cmul(fftSub(xa, fftConj(xb)), w);
-                row[fftBitRev(k, logN2)] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
+                buf[fftSwz(row + fftBitRev(k, logN2))] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
             }
             if (k > 0 && k < N2 / 2) {
                 const float2 w2 = make_float2(-w.x, w.y);  // e^{+2 pi i (N2 - k) / S} = -conj(w)
                 const float2 s = fftAdd(xb, fftConj(xa)), dw = cmul(fftSub(xb, fftConj(xa)), w2);
-                row[fftBitRev(N2 - k, logN2)] = make_float2(s.x - dw.y, s.y + dw.x);
+                buf[fftSwz(row + fftBitRev(N2 - k, logN2))] = make_float2(s.x - dw.y, s.y + dw.x);
             }
         }
         allowDependentLaunch();
@@ -236,6 +252,7 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         fftInverseDit(buf, tw, logN2, L);
         // y[t] = act(scale * v + bias [+ y]), coalesced along t
         T* out = static_cast<T*>(dst);
+#pragma unroll 4
         for (int e = tid; e < L * S; e += kFftThreads) {
             const int l = e >> logS, t = e & (S - 1), g = line0 + l;
             if (g >= p.N) continue;
@@ -243,7 +260,7 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
             if (bias)
                 biasV = toFloat(bias[(static_cast<unsigned>(g) / static_cast<unsigned>(p.biasDiv)) % static_cast<unsigned>(p.biasMod)]);
             const int o = g * p.c.innerStride + t * p.c.rowStride;
-            float v = fmaf(fbuf[e], p.scale, biasV);
+            float v = fmaf(fbuf[2 * fftSwz(e >> 1) + (e & 1)], p.scale, biasV);
             if (p.addY) v += toFloat(out[o]);
             out[o] = fromFloat<T>(applyActivation(v, p.activation));
         }

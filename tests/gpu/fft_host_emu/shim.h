@@ -35,3 +35,8 @@ inline unsigned __brev(unsigned v) {
     for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i);
     return r;
 }
+inline int __clz(int v) {
+    int n = 0;
+    for (unsigned u = static_cast<unsigned>(v); n < 32 && !(u & 0x80000000u); u <<= 1) ++n;
+    return n;
+}
