@@ -315,6 +315,12 @@ TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32
 #pragma GCC unroll 8
         for (int j = 0; j < G; ++j) _mm256_storeu_ps(dst + i + 8 * j, v[j]);
     }
+    for (; i + 16 <= count; i += 16) {  // e.g. the skip epilogue's 16-column panel rows
+        __m256 v[2] = {_mm256_loadu_ps(src + i), _mm256_loadu_ps(src + i + 8)};
+        geluErf8x<2>(v);
+        _mm256_storeu_ps(dst + i, v[0]);
+        _mm256_storeu_ps(dst + i + 8, v[1]);
+    }
     for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, geluErf8(_mm256_loadu_ps(src + i)));
     if (i < count) {
         const __m256i m = firstLanes(count - i);
