@@ -417,7 +417,8 @@ static_assert(mlpSmemFloats(kMlpKX, 64) * sizeof(float) <= kSmemBudget, "Pointwi
 
 namespace core {
 
-size_t mlpCudaWorkspaceBytes(const PointwiseMlpShape& /*shape*/, DataType /*dtype*/) { return 0; }
+// mlpCudaWorkspaceBytes (0: no workspace) is defined with the validation, plugins/src/validate_mlp.cpp,
+// so that it exists in builds without CUDA too.
 
 cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/, size_t /*workspaceBytes*/,
                           cudaStream_t stream) {
