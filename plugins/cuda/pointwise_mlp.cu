@@ -417,7 +417,9 @@ static_assert(mlpSmemFloats(kMlpKX, 64) * sizeof(float) <= kSmemBudget, "Pointwi
 
 namespace core {
 
-// mlpCudaWorkspaceBytes (0: no scratch) lives with the shape checks in plugins/src/validate_mlp.cpp.
+// mlpCudaWorkspaceBytes (0: no workspace) is defined with the validation, plugins/src/validate_mlp.cpp,
+// so that it exists in builds without CUDA too.
+
 cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/, size_t /*workspaceBytes*/,
                           cudaStream_t stream) {
     const PointwiseMlpShape& s = params.shape;

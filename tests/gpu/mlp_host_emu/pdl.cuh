@@ -26,7 +26,7 @@ cudaError_t launchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_
         blockIdx = make_uint3(b, 0, 0);
         blockDim = block;
         std::fill(smem, smem + sizeof(smem) / sizeof(float), std::numeric_limits<float>::quiet_NaN());
-        std::barrier<> bar(block.x);
+        BlockBarrier bar(block.x);
         gBlockBarrier = &bar;
         std::vector<std::thread> threads;
         threads.reserve(block.x);
