@@ -32,12 +32,15 @@ bool loggedError(std::string const& needle = "");
 // ---- the library, loaded like TensorRT loads it ---------------------------------------------------
 struct PluginLibrary {
     void* handle = nullptr;
-    nvinfer1::IPluginCreatorV3One* v3 = nullptr;
+    nvinfer1::IPluginCreatorV3One* v3 = nullptr;  // SpectralConv
     nvinfer1::IPluginCreator* v2 = nullptr;
+    nvinfer1::IPluginCreatorV3One* mlpV3 = nullptr;  // PointwiseMLP
+    nvinfer1::IPluginCreator* mlpV2 = nullptr;
     int nbCreators = 0;
 };
 // dlopen(path), call setLoggerFinder with the capturing logger, read getCreators and pick the
-// creators by their interface kind. Returns false (with a message) when anything is missing.
+// creators by their interface kind and plugin name. Returns false (with a message) when anything is
+// missing or a (kind, name) pair appears twice.
 bool loadPluginLibrary(std::string const& path, PluginLibrary& lib);
 
 // ---- fields as the ONNX parser passes them --------------------------------------------------------

@@ -67,16 +67,30 @@ bool loadPluginLibrary(std::string const& path, PluginLibrary& lib) {
     for (int32_t i = 0; i < n; ++i) {
         // TensorRT tells the creator kinds apart by getInterfaceInfo().kind, then casts.
         InterfaceInfo const info = creators[i]->getInterfaceInfo();
+        auto take = [&](auto*& slot, auto* creator) {
+            if (slot != nullptr) {
+                std::printf("two creators of kind '%s' named '%s'\n", info.kind, creator->getPluginName());
+                return false;
+            }
+            slot = creator;
+            return true;
+        };
+        bool ok = true;
         if (std::strcmp(info.kind, "PLUGIN CREATOR_V3ONE") == 0) {
-            lib.v3 = static_cast<IPluginCreatorV3One*>(creators[i]);
+            auto* c = static_cast<IPluginCreatorV3One*>(creators[i]);
+            bool const mlp = std::strcmp(c->getPluginName(), "PointwiseMLP") == 0;
+            ok = mlp ? take(lib.mlpV3, c) : take(lib.v3, c);
         } else if (std::strcmp(info.kind, "PLUGIN CREATOR_V1") == 0) {
-            lib.v2 = static_cast<IPluginCreator*>(creators[i]);
+            auto* c = static_cast<IPluginCreator*>(creators[i]);
+            bool const mlp = std::strcmp(c->getPluginName(), "PointwiseMLP") == 0;
+            ok = mlp ? take(lib.mlpV2, c) : take(lib.v2, c);
         } else {
             std::printf("unknown creator kind '%s'\n", info.kind);
             return false;
         }
+        if (!ok) return false;
     }
-    return lib.v3 != nullptr && lib.v2 != nullptr;
+    return lib.v3 != nullptr && lib.v2 != nullptr && lib.mlpV3 != nullptr && lib.mlpV2 != nullptr;
 }
 
 // ---- FieldSet -------------------------------------------------------------------------------------
