@@ -9,6 +9,7 @@ add_executable(trt_harness
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_output_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_gpu.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trt_harness_support.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trt_harness_mlp.cpp
 )
 target_link_libraries(trt_harness PRIVATE turbofno_core turbofno_tensorrt_headers CUDA::cudart_static ${CMAKE_DL_LIBS})
 add_dependencies(trt_harness turbofno_trt)

@@ -131,4 +131,24 @@ struct HostInputs {
 bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* inputs,
                   std::vector<double> const* expected);
 
+// ---- device data helpers (trt_harness_flow.cpp) -------------------------------------------------------
+size_t elemBytes(nvinfer1::DataType t);                       // 4 (fp32) or 2
+double roundTo(nvinfer1::DataType t, double v);               // v rounded to the type
+std::vector<unsigned char> encode(nvinfer1::DataType t, std::vector<double> const& v);
+std::vector<double> decode(nvinfer1::DataType t, std::vector<unsigned char> const& raw);
+double tolerance(nvinfer1::DataType t);                       // max|err| / max|ref| accepted per type
+int64_t count(nvinfer1::Dims const& d);                       // element count
+struct DeviceBuffer {                                         // cudaMalloc'd bytes (ptr null on failure)
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    explicit DeviceBuffer(size_t n);
+    ~DeviceBuffer();
+    DeviceBuffer(DeviceBuffer const&) = delete;
+    DeviceBuffer& operator=(DeviceBuffer const&) = delete;
+};
+
+// ---- PointwiseMLP (trt_harness_mlp.cpp) ---------------------------------------------------------------
+void runMlpCpuChecks(PluginLibrary& lib);  // creators, fields, shapes, formats, workspace, serialization
+void runMlpGpuChecks(PluginLibrary& lib);  // build -> serialize -> runtime -> enqueue vs float64 reference
+
 }  // namespace trt_test

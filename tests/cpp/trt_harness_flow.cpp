@@ -294,8 +294,7 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
 
 // ---------------------------------------------------------------------------------------------
 // Runtime phase (GPU)
-
-namespace {
+// Device-data helpers (declared in trt_harness.h; the PointwiseMLP checks use them too).
 
 size_t elemBytes(DataType t) { return t == DataType::kFLOAT ? 4 : 2; }
 
@@ -339,24 +338,20 @@ std::vector<double> decode(DataType t, std::vector<unsigned char> const& raw) {
 
 double tolerance(DataType t) { return t == DataType::kFLOAT ? 1e-4 : t == DataType::kHALF ? 1e-2 : 5e-2; }
 
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-    explicit DeviceBuffer(size_t n) : bytes(n) {
-        if (n && cudaMalloc(&ptr, n) != cudaSuccess) ptr = nullptr;
-    }
-    ~DeviceBuffer() {
-        if (ptr) cudaFree(ptr);
-    }
-    DeviceBuffer(DeviceBuffer const&) = delete;
-    DeviceBuffer& operator=(DeviceBuffer const&) = delete;
-};
+DeviceBuffer::DeviceBuffer(size_t n) : bytes(n) {
+    if (n && cudaMalloc(&ptr, n) != cudaSuccess) ptr = nullptr;
+}
+DeviceBuffer::~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);
+}
 
 int64_t count(Dims const& d) {
     int64_t n = 1;
     for (int k = 0; k < d.nbDims; ++k) n *= d.d[k];
     return n;
 }
+
+namespace {
 
 // Compares one enqueue result; prints the measured error.
 bool compare(Case const& c, char const* who, std::vector<double> const& got, std::vector<double> const& want) {

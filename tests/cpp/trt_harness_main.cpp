@@ -203,12 +203,16 @@ int main(int argc, char** argv) {
             if (runCaseFile(lib, f) != 0) return 2;
         }
     } else {
-        if (!gpuOnly) runCpuChecks(lib);
+        if (!gpuOnly) {
+            runCpuChecks(lib);
+            runMlpCpuChecks(lib);
+        }
         std::string reason;
         if (cpuOnly) {
             std::printf("GPU checks not run (--cpu-only)\n");
         } else if (gpuAvailable(&reason)) {
             runGpuChecks(lib);
+            runMlpGpuChecks(lib);
         } else if (requireGpu) {
             check(false, "GPU required but " + reason);
         } else if (gpuOnly) {
