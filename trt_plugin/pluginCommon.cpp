@@ -261,6 +261,52 @@ void profileBounds(DynamicPluginTensorDesc const& in, Dims& lo, Dims& hi) noexce
     hi = bounds ? in.max : in.desc.dims;
 }
 
+bool constantDims(nvinfer1::DimsExprs const* inputs, int32_t nbInputs, Dims* dims) {
+    bool allConstant = true;
+    for (int32_t i = 0; i < nbInputs; ++i) {
+        pluginCheck(inputs[i].nbDims >= 0 && inputs[i].nbDims <= Dims::MAX_DIMS,
+                    "input " + std::to_string(i) + " has invalid rank");
+        for (int32_t k = 0; k < inputs[i].nbDims; ++k) {
+            pluginCheck(inputs[i].d[k] != nullptr, "input dimension expression is null");
+            allConstant = allConstant && inputs[i].d[k]->isConstant();
+        }
+    }
+    if (!allConstant) return false;
+    for (int32_t i = 0; i < nbInputs; ++i) {
+        dims[i].nbDims = inputs[i].nbDims;
+        for (int32_t k = 0; k < inputs[i].nbDims; ++k) dims[i].d[k] = inputs[i].d[k]->getConstantValue();
+    }
+    return true;
+}
+
+void constantExprs(int64_t const* values, int32_t n, nvinfer1::DimsExprs& output, nvinfer1::IExprBuilder& exprBuilder) {
+    output.nbDims = n;
+    for (int32_t k = 0; k < n; ++k) {
+        output.d[k] = exprBuilder.constant(values[k]);
+        pluginCheck(output.d[k] != nullptr, "expression builder returned null");
+    }
+}
+
+void checkOutputDims(Dims const& y, int64_t const* expected, int32_t rank, char const* layout) {
+    bool same = y.nbDims == rank;
+    for (int32_t k = 0; same && k < y.nbDims; ++k) same = static_cast<int64_t>(y.d[k]) == expected[k];
+    pluginCheck(same, std::string("output tensor dims do not match ") + layout);
+}
+
+void* checkWorkspace(size_t bytes, void* workspace, size_t workspaceBound) {
+    pluginCheck(bytes == 0 || workspace != nullptr,
+                "the kernel needs " + std::to_string(bytes) + " workspace bytes but TensorRT passed none");
+    pluginCheck(workspaceBound == 0 || bytes <= workspaceBound,
+                "this shape needs " + std::to_string(bytes) + " workspace bytes but only " +
+                    std::to_string(workspaceBound) + " were reserved when the engine was built");
+    return bytes ? workspace : nullptr;
+}
+
+void checkLaunched(cudaError_t err) {
+    pluginCheck(err == cudaSuccess,
+                std::string("CUDA launch failed: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Byte format
 

@@ -96,6 +96,43 @@ bool isConcrete(nvinfer1::Dims const& dims) noexcept;
 // network dims otherwise (e.g. runtime calls, where the bounds are unset).
 void profileBounds(nvinfer1::DynamicPluginTensorDesc const& in, nvinfer1::Dims& lo, nvinfer1::Dims& hi) noexcept;
 
+// The dims sets configurePlugin sees (network dims, profile min, opt, max): calls
+// fn(Dims const* dims, char const* label) for each set in which every input is fully known (wildcards
+// and unset bounds are skipped). A PluginError thrown by fn is rethrown prefixed with the label.
+template <typename Fn>
+void forEachKnownDimsSet(nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs, Fn&& fn) {
+    char const* const kWhich[] = {"network dims", "profile min", "profile opt", "profile max"};
+    nvinfer1::Dims dims[nvinfer1::Dims::MAX_DIMS];
+    pluginCheck(in != nullptr && nbInputs >= 0 && nbInputs <= nvinfer1::Dims::MAX_DIMS, "bad input descriptors");
+    for (int which = 0; which < 4; ++which) {
+        bool concrete = true;
+        for (int32_t i = 0; i < nbInputs; ++i) {
+            nvinfer1::DynamicPluginTensorDesc const& d = in[i];
+            dims[i] = which == 0 ? d.desc.dims : which == 1 ? d.min : which == 2 ? d.opt : d.max;
+            concrete = concrete && isConcrete(dims[i]) && dims[i].nbDims == d.desc.dims.nbDims;
+        }
+        if (!concrete) continue;  // wildcards (network dims) or an unset bound (runtime calls)
+        try {
+            fn(static_cast<nvinfer1::Dims const*>(dims), kWhich[which]);
+        } catch (PluginError const& e) {
+            throw PluginError(std::string(kWhich[which]) + ": " + e.what());
+        }
+    }
+}
+
+// Shape expressions: checks that no expression is null and, when every extent of every input is a
+// constant, fills `dims` with them and returns true.
+bool constantDims(nvinfer1::DimsExprs const* inputs, int32_t nbInputs, nvinfer1::Dims* dims);
+// output = constants values[0..n) from the builder (throws when it returns null).
+void constantExprs(int64_t const* values, int32_t n, nvinfer1::DimsExprs& output, nvinfer1::IExprBuilder& exprBuilder);
+// enqueue: the output dims must equal `expected` (rank `rank`); `layout` names it in the message.
+void checkOutputDims(nvinfer1::Dims const& y, int64_t const* expected, int32_t rank, char const* layout);
+// enqueue: a call needing `bytes` of workspace gets a non-null pointer and fits the build-time bound
+// (0: unknown). Returns the pointer to pass on (null when no bytes are needed).
+void* checkWorkspace(size_t bytes, void* workspace, size_t workspaceBound);
+// enqueue: a launch's CUDA status (throws "CUDA launch failed: <name>: <text>").
+void checkLaunched(cudaError_t err);
+
 // ---- V2 byte format helpers ------------------------------------------------------------------------
 uint32_t fnv1a(unsigned char const* data, size_t n) noexcept;
 inline void put32(unsigned char*& p, uint32_t v) noexcept {

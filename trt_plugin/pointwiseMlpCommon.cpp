@@ -185,22 +185,7 @@ void mlpCheckBuildShapes(DynamicPluginTensorDesc const* in, int32_t nbInputs) {
     pluginCheck(in != nullptr, "no input descriptors");
     pluginCheck(nbInputs >= kMLP_MIN_INPUTS && nbInputs <= kMLP_MAX_INPUTS, mlpInputCountMessage(nbInputs));
     toCoreType(in[0].desc.type);  // throws for an unsupported type
-    Dims dims[kMLP_MAX_INPUTS];
-    char const* const kWhich[] = {"network dims", "profile min", "profile opt", "profile max"};
-    for (int which = 0; which < 4; ++which) {
-        bool concrete = true;
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            DynamicPluginTensorDesc const& d = in[i];
-            dims[i] = which == 0 ? d.desc.dims : which == 1 ? d.min : which == 2 ? d.opt : d.max;
-            concrete = concrete && isConcrete(dims[i]) && dims[i].nbDims == d.desc.dims.nbDims;
-        }
-        if (!concrete) continue;  // wildcards (network dims) or an unset bound (runtime calls)
-        try {
-            mlpInferShape(dims, nbInputs);
-        } catch (PluginError const& e) {
-            throw PluginError(std::string(kWhich[which]) + ": " + e.what());
-        }
-    }
+    forEachKnownDimsSet(in, nbInputs, [&](Dims const* dims, char const* /*label*/) { mlpInferShape(dims, nbInputs); });
 }
 
 size_t mlpWorkspaceForBounds(Dims const* lo, Dims const* opt, Dims const* hi, int32_t nbInputs, DataType type) {
@@ -247,35 +232,20 @@ void mlpOutputShapeExprs(DimsExprs const* inputs, int32_t nbInputs, DimsExprs& o
     DimsExprs const& w2 = inputs[core::kMlpW2];
     pluginCheck(x.nbDims >= 2 && x.nbDims <= Dims::MAX_DIMS,
                 "x has rank " + std::to_string(x.nbDims) + "; expected [N, Cin, *S] (rank >= 2)");
+    Dims dims[kMLP_MAX_INPUTS];
+    bool const allConstant = constantDims(inputs, nbInputs, dims);
     int32_t ranks[kMLP_MAX_INPUTS] = {};
-    bool allConstant = true;
-    for (int32_t i = 0; i < nbInputs; ++i) {
-        pluginCheck(inputs[i].nbDims >= 0 && inputs[i].nbDims <= Dims::MAX_DIMS,
-                    "input " + std::to_string(i) + " has invalid rank");
-        ranks[i] = inputs[i].nbDims;
-        for (int32_t k = 0; k < inputs[i].nbDims; ++k) {
-            pluginCheck(inputs[i].d[k] != nullptr, "input dimension expression is null");
-            allConstant = allConstant && inputs[i].d[k]->isConstant();
-        }
-    }
+    for (int32_t i = 0; i < nbInputs; ++i) ranks[i] = inputs[i].nbDims;
     checkSlotRanks(ranks, nbInputs);
-    output.nbDims = x.nbDims;
     if (allConstant) {
-        Dims dims[kMLP_MAX_INPUTS];
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            dims[i].nbDims = inputs[i].nbDims;
-            for (int32_t k = 0; k < inputs[i].nbDims; ++k) dims[i].d[k] = inputs[i].d[k]->getConstantValue();
-        }
         core::PointwiseMlpShape const shape = mlpInferShape(dims, nbInputs);
-        int64_t out[Dims::MAX_DIMS] = {};
-        core::mlpOutputDims(shape, out);
         pluginCheck(shape.spatialRank + 2 == x.nbDims, "core output rank differs from x's rank");
-        for (int32_t k = 0; k < output.nbDims; ++k) {
-            output.d[k] = exprBuilder.constant(out[k]);
-            pluginCheck(output.d[k] != nullptr, "expression builder returned null");
-        }
+        int64_t out[Dims::MAX_DIMS + 2] = {};
+        core::mlpOutputDims(shape, out);
+        constantExprs(out, x.nbDims, output, exprBuilder);
         return;
     }
+    output.nbDims = x.nbDims;
     // Symbolic: x's batch and spatial extents, W2's output channels.
     output.d[0] = x.d[0];
     output.d[1] = w2.d[0];
@@ -299,12 +269,9 @@ void mlpLaunch(core::PointwiseMlpAttrs const& attrs, PluginTensorDesc const* inp
     for (int32_t i = 0; i < nbInputs; ++i) dims[i] = inputDesc[i].dims;
     params.shape = mlpInferShape(dims, nbInputs);
 
-    int64_t expected[Dims::MAX_DIMS] = {};
+    int64_t expected[Dims::MAX_DIMS + 2] = {};
     core::mlpOutputDims(params.shape, expected);
-    Dims const& y = outputDesc[0].dims;
-    bool sameOut = y.nbDims == params.shape.spatialRank + 2;
-    for (int32_t k = 0; sameOut && k < y.nbDims; ++k) sameOut = static_cast<int64_t>(y.d[k]) == expected[k];
-    pluginCheck(sameOut, "output tensor dims do not match [N, Cout, *S]");
+    checkOutputDims(outputDesc[0].dims, expected, params.shape.spatialRank + 2, "[N, Cout, *S]");
 
     void const* slot[kMLP_MAX_INPUTS] = {};
     for (int32_t i = 0; i < nbInputs; ++i) slot[i] = inputs[i];
@@ -317,14 +284,8 @@ void mlpLaunch(core::PointwiseMlpAttrs const& attrs, PluginTensorDesc const* inp
     params.gate = slot[core::kMlpGate];
     params.y = outputs[0];
     size_t const wsBytes = core::mlpCudaWorkspaceBytes(params.shape, params.dtype);
-    pluginCheck(wsBytes == 0 || workspace != nullptr, "the kernel needs " + std::to_string(wsBytes) +
-                                                          " workspace bytes but TensorRT passed none");
-    pluginCheck(workspaceBound == 0 || wsBytes <= workspaceBound,
-                "this shape needs " + std::to_string(wsBytes) + " workspace bytes but only " +
-                    std::to_string(workspaceBound) + " were reserved when the engine was built");
-    cudaError_t const err = core::launchMlpCuda(params, wsBytes ? workspace : nullptr, wsBytes, stream);
-    pluginCheck(err == cudaSuccess, std::string("CUDA launch failed: ") + cudaGetErrorName(err) + ": " +
-                                        cudaGetErrorString(err));
+    void* const ws = checkWorkspace(wsBytes, workspace, workspaceBound);
+    checkLaunched(core::launchMlpCuda(params, ws, wsBytes, stream));
 }
 
 }  // namespace trt

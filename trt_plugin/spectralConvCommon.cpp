@@ -222,27 +222,12 @@ void checkBuildShapes(core::SpectralConvAttrs const& attrs, DynamicPluginTensorD
     pluginCheck(nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
                 inputCountMessage(nbInputs));
     core::DataType const coreType = toCoreType(in[0].desc.type);
-    Dims dims[kMAX_INPUTS];
-    char const* const kWhich[] = {"network dims", "profile min", "profile opt", "profile max"};
-    for (int which = 0; which < 4; ++which) {
-        bool concrete = true;
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            DynamicPluginTensorDesc const& d = in[i];
-            dims[i] = which == 0 ? d.desc.dims : which == 1 ? d.min : which == 2 ? d.opt : d.max;
-            concrete = concrete && isConcrete(dims[i]) && dims[i].nbDims == d.desc.dims.nbDims;
-        }
-        if (!concrete) continue;  // wildcards (network dims) or an unset bound (runtime calls)
-        core::SpectralConvShape shape;
-        try {
-            shape = inferShape(attrs, dims, nbInputs);
-        } catch (PluginError const& e) {
-            throw PluginError(std::string(kWhich[which]) + ": " + e.what());
-        }
+    forEachKnownDimsSet(in, nbInputs, [&](Dims const* dims, char const* /*label*/) {
+        core::SpectralConvShape const shape = inferShape(attrs, dims, nbInputs);
         // Refused here, at build time, rather than by every enqueue of the engine.
         core::Status const supported = core::cudaCheckSupported(shape, coreType);
-        pluginCheck(supported.ok, std::string(kWhich[which]) + ": shape not supported by the CUDA kernel: " +
-                                      supported.message);
-    }
+        pluginCheck(supported.ok, "shape not supported by the CUDA kernel: " + supported.message);
+    });
 }
 
 size_t workspaceBound(core::SpectralConvAttrs const& attrs, Dims const* minDims, Dims const* maxDims, int32_t nbInputs,
@@ -293,28 +278,14 @@ void outputShapeExprs(core::SpectralConvAttrs const& attrs, DimsExprs const* inp
                                        std::to_string(d) + " entries, so x must have rank " + std::to_string(d + 2));
     pluginCheck(w.nbDims == d + 3, "weight has rank " + std::to_string(w.nbDims) + "; expected rank " +
                                        std::to_string(d + 3) + " [Cin, Cout, K_1..K_d, 2]");
-    bool allConstant = true;
-    for (int32_t i = 0; i < nbInputs; ++i) {
-        for (int32_t k = 0; k < inputs[i].nbDims; ++k) {
-            pluginCheck(inputs[i].d[k] != nullptr, "input dimension expression is null");
-            allConstant = allConstant && inputs[i].d[k]->isConstant();
-        }
-    }
-    output.nbDims = d + 2;
-    if (allConstant) {
-        Dims dims[kMAX_INPUTS];
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            dims[i].nbDims = inputs[i].nbDims;
-            for (int32_t k = 0; k < inputs[i].nbDims; ++k) dims[i].d[k] = inputs[i].d[k]->getConstantValue();
-        }
+    Dims dims[kMAX_INPUTS];
+    if (constantDims(inputs, nbInputs, dims)) {
         int64_t out[core::kMaxRank + 2] = {};
         core::outputDims(inferShape(attrs, dims, nbInputs), out);
-        for (int32_t k = 0; k < d + 2; ++k) {
-            output.d[k] = exprBuilder.constant(out[k]);
-            pluginCheck(output.d[k] != nullptr, "expression builder returned null");
-        }
+        constantExprs(out, d + 2, output, exprBuilder);
         return;
     }
+    output.nbDims = d + 2;
     // Symbolic: the output takes x's batch and weight's Cout (separable: x's C), and x's spatial extents
     // or the constant output_size.
     output.d[0] = x.d[0];
@@ -346,10 +317,7 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
 
     int64_t expected[core::kMaxRank + 2] = {};
     core::outputDims(params.shape, expected);
-    Dims const& y = outputDesc[0].dims;
-    bool sameOut = y.nbDims == attrs.rank + 2;
-    for (int32_t k = 0; sameOut && k < y.nbDims; ++k) sameOut = static_cast<int64_t>(y.d[k]) == expected[k];
-    pluginCheck(sameOut, "output tensor dims do not match [N, Cout, T_1..T_d]");
+    checkOutputDims(outputDesc[0].dims, expected, attrs.rank + 2, "[N, Cout, T_1..T_d]");
 
     params.x = inputs[0];
     params.weight = inputs[1];
@@ -359,14 +327,8 @@ void launch(core::SpectralConvAttrs const& attrs, PluginTensorDesc const* inputD
     core::Status const supported = core::cudaCheckSupported(params.shape, params.dtype, &attrs);
     pluginCheck(supported.ok, "not supported by the CUDA kernel: " + supported.message);
     size_t const wsBytes = core::cudaWorkspaceBytes(params.shape, params.dtype);
-    pluginCheck(wsBytes == 0 || workspace != nullptr, "the kernel needs " + std::to_string(wsBytes) +
-                                                          " workspace bytes but TensorRT passed none");
-    pluginCheck(workspaceBound == 0 || wsBytes <= workspaceBound,
-                "this shape needs " + std::to_string(wsBytes) + " workspace bytes but only " +
-                    std::to_string(workspaceBound) + " were reserved when the engine was built");
-    cudaError_t const err = core::launchCuda(params, wsBytes ? workspace : nullptr, wsBytes, stream);
-    pluginCheck(err == cudaSuccess, std::string("CUDA launch failed: ") + cudaGetErrorName(err) + ": " +
-                                        cudaGetErrorString(err));
+    void* const ws = checkWorkspace(wsBytes, workspace, workspaceBound);
+    checkLaunched(core::launchCuda(params, ws, wsBytes, stream));
 }
 
 }  // namespace trt

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -138,6 +139,15 @@ std::vector<unsigned char> encode(nvinfer1::DataType t, std::vector<double> cons
 std::vector<double> decode(nvinfer1::DataType t, std::vector<unsigned char> const& raw);
 double tolerance(nvinfer1::DataType t);                       // max|err| / max|ref| accepted per type
 int64_t count(nvinfer1::Dims const& d);                       // element count
+// Prints max|err|/max|ref| of one enqueue result and checks it against tolerance(type).
+bool compareOutputs(std::string const& name, nvinfer1::DataType type, char const* who, std::vector<double> const& got,
+                    std::vector<double> const& want);
+// Feeds `deserialize` every truncation of `blob`, one byte more, null data, every byte flipped
+// (masks 0x01, 0x80, 0xFF; `masks` picks how many) and `randomBlobs` random blobs of its length (from
+// `seed`); checks that none is accepted and every rejection logs an error. `label` names the checks.
+void corruptBlobSweep(std::string const& label, std::vector<unsigned char> const& blob,
+                      std::function<nvinfer1::IPluginV2*(void const*, size_t)> const& deserialize, int masks,
+                      int randomBlobs, uint32_t seed);
 struct DeviceBuffer {                                         // cudaMalloc'd bytes (ptr null on failure)
     void* ptr = nullptr;
     size_t bytes = 0;

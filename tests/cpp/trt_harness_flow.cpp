@@ -351,10 +351,8 @@ int64_t count(Dims const& d) {
     return n;
 }
 
-namespace {
-
-// Compares one enqueue result; prints the measured error.
-bool compare(Case const& c, char const* who, std::vector<double> const& got, std::vector<double> const& want) {
+bool compareOutputs(std::string const& name, DataType type, char const* who, std::vector<double> const& got,
+                    std::vector<double> const& want) {
     double maxErr = 0, maxRef = 0;
     bool finite = got.size() == want.size();
     for (size_t i = 0; finite && i < got.size(); ++i) {
@@ -363,12 +361,10 @@ bool compare(Case const& c, char const* who, std::vector<double> const& got, std
         maxRef = std::max(maxRef, std::fabs(want[i]));
     }
     double const rel = maxRef > 0 ? maxErr / maxRef : maxErr;
-    std::printf("  %-34s %-3s max|err|/max|ref| = %.3e (tol %.0e)%s\n", c.name.c_str(), who, rel, tolerance(c.type),
+    std::printf("  %-34s %-3s max|err|/max|ref| = %.3e (tol %.0e)%s\n", name.c_str(), who, rel, tolerance(type),
                 finite ? "" : "  NON-FINITE / UNWRITTEN OUTPUT");
-    return check(finite && rel <= tolerance(c.type), c.name + ": " + who + " output matches the float64 reference");
+    return check(finite && rel <= tolerance(type), name + ": " + who + " output matches the float64 reference");
 }
-
-}  // namespace
 
 bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* given,
                   std::vector<double> const* expected) {
@@ -447,7 +443,7 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
         bool ok1 = check(rc == 0 && err == cudaSuccess, c.name + ": " + who + " enqueue (rc " + std::to_string(rc) +
                                                            ", " + cudaGetErrorString(err) + ")");
         loggedError();
-        return ok1 && compare(c, who, got, want);
+        return ok1 && compareOutputs(c.name, c.type, who, got, want);
     };
 
     auto readY = [&]() {

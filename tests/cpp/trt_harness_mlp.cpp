@@ -790,38 +790,9 @@ void checkV2Blob(PluginLibrary& lib, MlpBuilt const& built) {
             s->destroy();
         }
     }
-    logger().take();
-    int accepted = 0, silent = 0, tried = 0;
-    auto tryBlob = [&](void const* data, size_t n) {
-        ++tried;
-        IPluginV2* q = lib.mlpV2->deserializePlugin("corrupt", data, n);
-        if (q) {
-            ++accepted;
-            q->destroy();
-        }
-        if (!loggedError()) ++silent;
-    };
-    for (size_t n = 0; n < blob.size(); ++n) tryBlob(blob.data(), n);  // every truncation
-    std::vector<unsigned char> longer = blob;
-    longer.push_back(0);
-    tryBlob(longer.data(), longer.size());
-    tryBlob(nullptr, blob.size());
-    for (size_t i = 0; i < blob.size(); ++i) {  // every byte, three corruptions each
-        for (unsigned char mask : {0x01, 0x80, 0xFF}) {
-            std::vector<unsigned char> bad = blob;
-            bad[i] ^= mask;
-            tryBlob(bad.data(), bad.size());
-        }
-    }
-    std::mt19937 rng(static_cast<uint32_t>(tally().seed ^ 0x4D4C50u));
-    for (int k = 0; k < 2000; ++k) {  // random garbage of the right length
-        std::vector<unsigned char> bad(blob.size());
-        for (unsigned char& b : bad) b = static_cast<unsigned char>(rng());
-        tryBlob(bad.data(), bad.size());
-    }
-    check(accepted == 0, "MLP V2: all " + std::to_string(tried) + " truncated/corrupted blobs rejected (" +
-                             std::to_string(accepted) + " accepted)");
-    check(silent == 0, "MLP V2: every rejection logged an error (" + std::to_string(silent) + " silent)");
+    corruptBlobSweep("MLP V2", blob,
+                     [&](void const* d, size_t n) { return lib.mlpV2->deserializePlugin("corrupt", d, n); }, 3, 2000,
+                     static_cast<uint32_t>(tally().seed ^ 0x4D4C50u));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -856,20 +827,6 @@ std::vector<double> referenceMlp(MlpCase const& c, std::vector<double> const* in
     return y;
 }
 
-bool compareMlp(MlpCase const& c, char const* who, std::vector<double> const& got, std::vector<double> const& want) {
-    double maxErr = 0, maxRef = 0;
-    bool finite = got.size() == want.size();
-    for (size_t i = 0; finite && i < got.size(); ++i) {
-        finite = std::isfinite(got[i]);
-        maxErr = std::max(maxErr, std::fabs(got[i] - want[i]));
-        maxRef = std::max(maxRef, std::fabs(want[i]));
-    }
-    double const rel = maxRef > 0 ? maxErr / maxRef : maxErr;
-    std::printf("  %-44s %-3s max|err|/max|ref| = %.3e (tol %.0e)%s\n", c.name.c_str(), who, rel, tolerance(c.type),
-                finite ? "" : "  NON-FINITE / UNWRITTEN OUTPUT");
-    return check(finite && rel <= tolerance(c.type), c.name + ": " + who + " output matches the float64 reference");
-}
-
 void runtimeMlp(PluginLibrary& lib, MlpCase const& c, MlpBuilt& built) {
     std::mt19937_64 rng(tally().seed + static_cast<uint64_t>(c.name.size()) * 131u);
     std::uniform_real_distribution<double> uni(-1.0, 1.0);
@@ -901,7 +858,7 @@ void runtimeMlp(PluginLibrary& lib, MlpCase const& c, MlpBuilt& built) {
         bool const copied = cudaStreamSynchronize(stream) == cudaSuccess &&
                             cudaMemcpy(raw.data(), y.ptr, yBytes, cudaMemcpyDeviceToHost) == cudaSuccess;
         check(copied, c.name + ": " + who + " stream completes");
-        compareMlp(c, who, decode(c.type, raw), want);
+        compareOutputs(c.name, c.type, who, decode(c.type, raw), want);
     };
 
     // V3: runtime plugin from the stored fields; workspace of exactly the reported size.
