@@ -160,5 +160,10 @@ struct DeviceBuffer {                                         // cudaMalloc'd by
 // ---- PointwiseMLP (trt_harness_mlp.cpp) ---------------------------------------------------------------
 void runMlpCpuChecks(PluginLibrary& lib);  // creators, fields, shapes, formats, workspace, serialization
 void runMlpGpuChecks(PluginLibrary& lib);  // build -> serialize -> runtime -> enqueue vs float64 reference
+// A PointwiseMLP case file ("op PointwiseMLP"): `inputs` are the input shapes in TensorRT's positional
+// order. With `expectError`, creation or shape inference must fail logging it; otherwise the build
+// phase runs from `fields` and, on a GPU, both interfaces enqueue random data vs the float64 reference.
+void runMlpCase(PluginLibrary& lib, std::string const& name, nvinfer1::DataType type, FieldSet& fields,
+                std::vector<std::vector<int64_t>> const& inputs, std::string const& expectError);
 
 }  // namespace trt_test

@@ -220,10 +220,11 @@ struct MlpBuilt {
     size_t v3Workspace = 0, v2Workspace = 0;
 };
 
-MlpBuilt buildMlp(PluginLibrary& lib, MlpCase const& c) {
+// `given`: the fields to create from (a case file's, as the parser made them); default c.fields().
+MlpBuilt buildMlp(PluginLibrary& lib, MlpCase const& c, FieldSet const* given = nullptr) {
     MlpBuilt r;
     logger().take();
-    FieldSet fields = c.fields();
+    FieldSet fields = given ? *given : c.fields();
     DataType const types[kMaxIn] = {c.type, c.type, c.type, c.type, c.type, c.type, c.type};
     size_t expectWs = 0;
     for (int64_t b : {int64_t{1}, c.n, c.n + 1}) expectWs = std::max(expectWs, coreMlpWorkspace(c, b));
@@ -905,6 +906,79 @@ void runtimeMlp(PluginLibrary& lib, MlpCase const& c, MlpBuilt& built) {
 }
 
 }  // namespace
+
+void runMlpCase(PluginLibrary& lib, std::string const& name, DataType type, FieldSet& fields,
+                std::vector<std::vector<int64_t>> const& inputs, std::string const& expectError) {
+    int const nb = static_cast<int>(inputs.size());
+    if (!expectError.empty()) {
+        // Creation (or, when the attributes alone are valid, shape inference) must fail with the message.
+        logger().take();
+        IPluginV3* p = lib.mlpV3->createPlugin(name.c_str(), fields.collection(), TensorRTPhase::kBUILD);
+        if (p == nullptr) {
+            check(loggedError(expectError), name + ": MLP creation rejected with '" + expectError + "'");
+            IPluginV2* q = lib.mlpV2->createPlugin(name.c_str(), fields.collection());
+            check(q == nullptr && loggedError(expectError), name + ": MLP V2 creation rejected with '" + expectError + "'");
+            if (q) q->destroy();
+            return;
+        }
+        auto* build = static_cast<IPluginV3OneBuild*>(p->getCapabilityInterface(PluginCapabilityType::kBUILD));
+        TestExprBuilder eb;
+        DimsExprs ins[8];
+        for (int i = 0; i < nb && i < 8; ++i) {
+            ins[i].nbDims = static_cast<int32_t>(inputs[static_cast<size_t>(i)].size());
+            for (size_t k = 0; k < inputs[static_cast<size_t>(i)].size() && k < 8; ++k) {
+                ins[i].d[k] = eb.constantExpr(inputs[static_cast<size_t>(i)][k]);
+            }
+        }
+        DimsExprs out{};
+        check(build->getOutputShapes(ins, nb, nullptr, 0, &out, 1, eb) != 0 && loggedError(expectError),
+              name + ": MLP shape inference rejected with '" + expectError + "'");
+        delete p;
+        return;
+    }
+    if (!check(nb >= 4 && nb <= kMaxIn && inputs[0].size() >= 2 && inputs[1].size() == 2 && inputs[3].size() == 2,
+               name + ": case file gives 4 to 7 inputs x, W1, B1, W2[, B2[, R[, G]]]")) {
+        return;
+    }
+    MlpCase c;
+    c.name = name;
+    c.type = type;
+    c.nb = nb;
+    c.n = inputs[0][0];
+    c.cin = inputs[0][1];
+    c.spatial.assign(inputs[0].begin() + 2, inputs[0].end());
+    c.ch = inputs[1][0];
+    c.cout = inputs[3][0];
+    for (auto const& e : fields.entries()) {  // the values the reference needs (the plugin parses its own)
+        if (e.length != 1 || e.null) continue;
+        int64_t v = 0;
+        if (e.type == PluginFieldType::kINT64) {
+            std::memcpy(&v, e.bytes.data(), 8);
+        } else {
+            int32_t v32 = 0;
+            std::memcpy(&v32, e.bytes.data(), 4);
+            v = v32;
+        }
+        if (e.name == "hidden_activation") c.hidden = static_cast<int32_t>(v);
+        if (e.name == "activation") c.act = static_cast<int32_t>(v);
+    }
+    bool same = true;
+    for (int i = 0; i < nb; ++i) {
+        Dims const d = c.slotDims(i, c.n);
+        same = same && static_cast<size_t>(d.nbDims) == inputs[static_cast<size_t>(i)].size() &&
+               std::equal(d.d, d.d + d.nbDims, inputs[static_cast<size_t>(i)].begin());
+    }
+    if (!check(same, name + ": the case file's input shapes are a consistent PointwiseMLP")) return;
+    MlpBuilt built = buildMlp(lib, c, &fields);
+    check(built.ok, name + ": MLP build phase from ONNX-derived fields");
+    if (!built.ok) return;
+    std::string reason;
+    if (!gpuAvailable(&reason)) {
+        std::printf("SKIPPED: enqueue of %s (%s)\n", name.c_str(), reason.c_str());
+        return;
+    }
+    runtimeMlp(lib, c, built);
+}
 
 void runMlpCpuChecks(PluginLibrary& lib) {
     checkCreators(lib);
