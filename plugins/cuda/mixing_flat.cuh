@@ -22,13 +22,16 @@ namespace cuda {
 
 constexpr int kMixFlatThreads = 256;  // 8 warps: g.mixFlatOmWarps over om x (8 / that) over input channels
 
-template <typename T>
+// NB: batch accumulators per thread (>= g.mixBatch, a power of two); the channel loop keeps 8 / NB input
+// channels' loads in flight per thread (all-L2 traffic: latency, not bandwidth, bounds it).
+template <typename T, int NB>
 __global__ void __launch_bounds__(kMixFlatThreads) spectralMixFlatKernel(Geometry g, const float2* __restrict__ specIn,
                                                                          const T* __restrict__ w,
                                                                          float2* __restrict__ specOut) {
-    __shared__ float2 red[kMixFlatThreads * kMixMaxFlatBatch];  // partial sums of the input-channel groups
-    const int omWarps = g.mixFlatOmWarps;                // warps along om
-    const int groups = (kMixFlatThreads / 32) / omWarps;  // input-channel groups
+    constexpr int kU = NB >= 8 ? 1 : 8 / NB;                 // input channels per unrolled step
+    __shared__ float2 red[kMixFlatThreads * NB];             // partial sums of the input-channel groups
+    const int omWarps = g.mixFlatOmWarps;                    // warps along om
+    const int groups = (kMixFlatThreads / 32) / omWarps;     // input-channel groups
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int omLocal = (warp % omWarps) * 32 + lane;
     const int group = warp / omWarps;
@@ -43,52 +46,56 @@ __global__ void __launch_bounds__(kMixFlatThreads) spectralMixFlatKernel(Geometr
     const int m = static_cast<int>(omc % g.Kall);
     const size_t K = static_cast<size_t>(g.Kall);
     const size_t partStride = static_cast<size_t>(g.N) * g.Cin * K;
+    const size_t batchStride = static_cast<size_t>(g.Cin) * K;
+    const float2* xBase = specIn + static_cast<size_t>(nBegin) * batchStride + m;
+    const T* wBase = w + omc * 2;
     gridDependencyWait();  // the spectrum comes from the previous kernel (pdl.cuh)
 
-    float2 acc[kMixMaxFlatBatch];
+    float2 acc[NB];
 #pragma unroll
-    for (int b = 0; b < kMixMaxFlatBatch; ++b) acc[b] = make_float2(0.f, 0.f);
-    const size_t wStep = static_cast<size_t>(omCount) * 2;
-    const T* wp = w + (static_cast<size_t>(group) * omCount + omc) * 2;
-    const float2* xp = specIn + (static_cast<size_t>(nBegin) * g.Cin + group) * K + m;
-#pragma unroll 2
-    for (int i = group; i < g.Cin; i += groups, wp += wStep * groups, xp += K * groups) {
-        const float2 wv = loadComplex<T>(wp);
+    for (int b = 0; b < NB; ++b) acc[b] = make_float2(0.f, 0.f);
+    for (int i0 = group; i0 < g.Cin; i0 += groups * kU) {
+        float2 wv[kU], xv[kU][NB];
 #pragma unroll
-        for (int b = 0; b < kMixMaxFlatBatch; ++b) {
-            if (b < nb) {
-                const size_t off = static_cast<size_t>(b) * g.Cin * K;
-                float2 xv = __ldg(xp + off);
+        for (int u = 0; u < kU; ++u) {  // every load of the step first: kU * (NB + 1) in flight
+            const int i = i0 + u * groups;
+            const bool iOk = i < g.Cin;
+            const int ic = iOk ? i : g.Cin - 1;
+            wv[u] = iOk ? loadComplex<T>(wBase + static_cast<size_t>(ic) * omCount * 2) : make_float2(0.f, 0.f);
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+                const size_t off = static_cast<size_t>(min(b, nb - 1)) * batchStride + static_cast<size_t>(ic) * K;
+                xv[u][b] = __ldg(xBase + off);
                 for (int s = 1; s < g.split; ++s) {  // forward row-split partials (fused-plane algorithm)
-                    const float2 p = __ldg(xp + s * partStride + off);
-                    xv.x += p.x;
-                    xv.y += p.y;
+                    const float2 p = __ldg(xBase + s * partStride + off);
+                    xv[u][b].x += p.x;
+                    xv[u][b].y += p.y;
                 }
-                cmac(acc[b], xv, wv);
             }
         }
+#pragma unroll
+        for (int u = 0; u < kU; ++u)
+#pragma unroll
+            for (int b = 0; b < NB; ++b) cmac(acc[b], xv[u][b], wv[u]);  // wv = 0 past Cin
     }
     allowDependentLaunch();
     if (groups > 1) {
 #pragma unroll
-        for (int b = 0; b < kMixMaxFlatBatch; ++b)
-            if (b < nb) red[b * kMixFlatThreads + threadIdx.x] = acc[b];
+        for (int b = 0; b < NB; ++b) red[b * kMixFlatThreads + threadIdx.x] = acc[b];
         __syncthreads();
         if (group != 0) return;
         for (int q = 1; q < groups; ++q) {  // fixed order: bitwise-repeatable
 #pragma unroll
-            for (int b = 0; b < kMixMaxFlatBatch; ++b) {
-                if (b < nb) {
-                    const float2 v = red[b * kMixFlatThreads + q * omWarps * 32 + threadIdx.x];
-                    acc[b].x += v.x;
-                    acc[b].y += v.y;
-                }
+            for (int b = 0; b < NB; ++b) {
+                const float2 v = red[b * kMixFlatThreads + q * omWarps * 32 + threadIdx.x];
+                acc[b].x += v.x;
+                acc[b].y += v.y;
             }
         }
     }
     if (!ok) return;
 #pragma unroll
-    for (int b = 0; b < kMixMaxFlatBatch; ++b)
+    for (int b = 0; b < NB; ++b)
         if (b < nb) specOut[static_cast<size_t>(nBegin + b) * omCount + om] = acc[b];
 }
 
@@ -99,8 +106,11 @@ cudaError_t launchMixingFlat(const Plan& plan, const float2* specIn, const T* we
     const int64_t blocks = ((omCount + 32 * g.mixFlatOmWarps - 1) / (32 * g.mixFlatOmWarps)) *
                            ((g.N + g.mixBatch - 1) / g.mixBatch);
     if (blocks > 2147483647LL) return cudaErrorInvalidConfiguration;
-    return launchKernel(spectralMixFlatKernel<T>, dim3(static_cast<unsigned>(blocks)), dim3(kMixFlatThreads), 0, stream, g,
-                        specIn, weight, specOut);
+    const dim3 grid(static_cast<unsigned>(blocks)), block(kMixFlatThreads);
+    if (g.mixBatch <= 1) return launchKernel(spectralMixFlatKernel<T, 1>, grid, block, 0, stream, g, specIn, weight, specOut);
+    if (g.mixBatch <= 2) return launchKernel(spectralMixFlatKernel<T, 2>, grid, block, 0, stream, g, specIn, weight, specOut);
+    if (g.mixBatch <= 4) return launchKernel(spectralMixFlatKernel<T, 4>, grid, block, 0, stream, g, specIn, weight, specOut);
+    return launchKernel(spectralMixFlatKernel<T, 8>, grid, block, 0, stream, g, specIn, weight, specOut);
 }
 
 }  // namespace cuda

@@ -13,7 +13,9 @@ namespace {
 
 constexpr int64_t kSepTargetBlocks = 528;  // ~4 blocks of 256 threads per SM on a 132-SM H100/H200
 constexpr int64_t kSplitBelowBlocks = 160;
-constexpr int64_t kSplitMinSteps = 4;       // k steps (of kStepK) per split at least
+// k steps (of kStepK) per split at least. Measured at 37928b4 (tests/gpu/logs/tune_1d_37928b4): 1 step
+// per split 1x64x256 m17 0.026 -> 0.019 ms, 32x64x256 m17 0.041 -> 0.036; the other shapes within 1 %.
+constexpr int64_t kSplitMinSteps = 1;
 std::atomic<int> gSplitStepsOverride{-1};
 constexpr int kThreadsPerPass = 256;      // dft_pass.cuh: kPassThreads
 constexpr int kStepK = 16;                // dft_pass.cuh: kBK

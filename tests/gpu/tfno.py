@@ -52,7 +52,7 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
     skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
     mix_flat: the flat mixing kernel (mixing_flat.cuh) or, off, the tiled one (mixing.cuh).
-    split_steps: at least this many k steps per split of the separable forward's last pass (-1: 4)."""
+    split_steps: at least this many k steps per split of the separable forward's last pass (-1: the planner's)."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
     lib().tfno_set_mix_flat(mix_flat)
