@@ -33,11 +33,22 @@ struct SeparablePlan {
     const char* whyNot = "";
 };
 
+// FFT passes (fft_pass.cuh, DftPass::fft): power-of-two last axes of kFftMinLen..kFftMaxLen points;
+// a block holds fftLines lines of S reals, fftLines * S <= kFftLineBudget (32 KB of shared memory),
+// fewer lines where the grid would have less than kFftTargetBlocks blocks.
+constexpr int kFftMinLen = 8;
+constexpr int kFftMaxLen = 8192;
+constexpr int kFftLineBudget = 8192;
+constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H200
+
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
 // Test / benchmark hook: at least this many k steps per split of the last forward pass (<= 0: the
 // planner's kSplitMinSteps).
 void setSplitStepsOverride(int steps);
+// Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
+// 1 whenever possible.
+void setFftPassOverride(int mode);
 // Whether a pass of `kind` runs its products on tensor cores (3xTF32) or fp32 FMA (a planner rule).
 bool passUsesTensorCores(PassKind kind);
 

@@ -29,6 +29,7 @@ namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable
 void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor cores in the separable passes
 void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh), 1 flat (mixing_flat.cuh)
+void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -366,7 +367,16 @@ int main() {
         std::printf("FAIL: TFNO_TEST_MIX_FLAT=%s is not 0 or 1\n", flatName.c_str());
         return 1;
     }
-    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s\n", algoName.c_str(), tcName.c_str(), flatName.c_str());
+    // TFNO_TEST_FFT_PASS=0|1 forces the separable last-axis passes onto the DFT GEMM / the FFT (where possible)
+    const char* fft = std::getenv("TFNO_TEST_FFT_PASS");
+    const std::string fftName = fft ? fft : "auto";
+    if (fftName == "0" || fftName == "1") cuda::setFftPassOverride(fftName == "1" ? 1 : 0);
+    else if (fftName != "auto") {
+        std::printf("FAIL: TFNO_TEST_FFT_PASS=%s is not 0 or 1\n", fftName.c_str());
+        return 1;
+    }
+    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s\n", algoName.c_str(), tcName.c_str(),
+                flatName.c_str(), fftName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};

@@ -200,6 +200,9 @@ def main() -> int:
     ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
     ap.add_argument("--mix-flat", default="-1", metavar="MODES",
                     help="mixing kernel per run of the plan: -1 the planner's, 1 flat, 0 tiled, e.g. 1,0 (every path each)")
+    ap.add_argument("--fft-pass", default="-1", metavar="MODES",
+                    help="separable last-axis passes per run of the plan: -1 the planner's, 1 FFT (fft_pass.cuh, where possible), "
+                         "0 DFT GEMM, e.g. 1,0 (every path and mixing mode each)")
     ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1) / off (0), e.g. 1,0")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
@@ -223,11 +226,14 @@ def main() -> int:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
     paths = [p for p in args.paths.split(",") if p]
     assert all(p in PATHS for p in paths), f"--paths takes {sorted(PATHS)}"
-    for path, mix in [(p, int(m)) for m in args.mix_flat.split(",") for p in paths]:
+    for path, mix, fft in [(p, int(m), int(f)) for f in args.fft_pass.split(",") for m in args.mix_flat.split(",")
+                           for p in paths]:
         set_path(path)  # a forced path that cannot run a shape falls back to the other algorithm
-        set_tuning(mix_flat=mix)
+        set_tuning(mix_flat=mix, fft_pass=fft)
         if mix >= 0:
             path = f"{path} mix_flat={mix}"
+        if fft >= 0:
+            path = f"{path} fft_pass={fft}"
         for (spatial, low, high, batch, cin, cout), dt, lay in plan:
             err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
             ok = finite and err <= TOL[dt]
