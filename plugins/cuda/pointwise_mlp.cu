@@ -417,8 +417,7 @@ static_assert(mlpSmemFloats(kMlpKX, 64) * sizeof(float) <= kSmemBudget, "Pointwi
 
 namespace core {
 
-size_t mlpCudaWorkspaceBytes(const PointwiseMlpShape& /*shape*/, DataType /*dtype*/) { return 0; }
-
+// mlpCudaWorkspaceBytes (0: no scratch) lives with the shape checks in plugins/src/validate_mlp.cpp.
 cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/, size_t /*workspaceBytes*/,
                           cudaStream_t stream) {
     const PointwiseMlpShape& s = params.shape;
