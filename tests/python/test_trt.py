@@ -58,6 +58,7 @@ def test_names_match_the_op_contract():
     from turbofno import _op
 
     assert trt.PLUGIN_NAME == _op.OP_TYPE and trt.PLUGIN_VERSION == _op.PLUGIN_VERSION
+    assert trt.MLP_PLUGIN_NAME == _op.MLP_OP_TYPE == "PointwiseMLP"
     assert trt.PLUGIN_NAMESPACE == _op.PLUGIN_NAMESPACE
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from trt_harness_util import (CREATOR_FIELDS, MLP_CREATOR_FIELDS, MLP_INPUTS, find_harness, narrow_int32,
                               parser_fields, plugin_key, trt_library_or_skip, write_case)
-from turbofno import reference
+from turbofno import reference, trt
 
 HARNESS = find_harness()
 pytestmark = pytest.mark.skipif(
@@ -167,7 +167,7 @@ def mlp_shapes(node, *, n=2, cin=3, ch=8, cout=4, spatial=(5, 7)) -> dict:
     empty optional input name is left out here; whether TensorRT's parser drops or keeps it has not
     been checked, so the plugin must reject a shifted input list)."""
     full = {"x": (n, cin, *spatial), "w1": (ch, cin), "b1": (ch,), "w2": (cout, ch), "b2": (cout,),
-            "r": (n, cout, *spatial), "g": (cout,)}
+            "residual": (n, cout, *spatial), "gate": (cout,)}
     return {name: full[slot] for slot, name in zip(MLP_INPUTS, node.input) if name}
 
 
@@ -176,7 +176,7 @@ def test_mlp_harness_lists_the_parser_lookup_key():
     m = re.search(r'PointwiseMLP V3 version "([^"]*)", V2 version "([^"]*)"', out.stdout)
     assert m, out.stdout[-2000:]
     node = mlp_node(hidden_activation=1, activation=0)
-    assert plugin_key(node) == ("PointwiseMLP", m.group(1), "")
+    assert plugin_key(node) == (trt.MLP_PLUGIN_NAME, m.group(1), "") == ("PointwiseMLP", trt.PLUGIN_VERSION, "")
     assert m.group(2) != m.group(1)
     assert {f[0] for f in parser_fields(node, MLP_CREATOR_FIELDS)} == set(MLP_CREATOR_FIELDS)
     assert parser_fields(mlp_node(), MLP_CREATOR_FIELDS) == []  # absent attributes: the plugin's defaults
@@ -213,7 +213,7 @@ def test_mlp_node_fields_build_and_run(tmp_path, spec):
     # An absent B1 ("" in ONNX) cannot be expressed positionally: 3 tensors, or W2 in B1's slot.
     (("x", "w1", "", "w2"), {}, "expected 4 to 7 inputs"),
     (("x", "w1", "", "w2", "b2"), {}, "positional"),
-    (("x", "w1", "b1", "w2", "", "r"), {}, "positional"),
+    (("x", "w1", "b1", "w2", "", "residual"), {}, "positional"),
 ], ids=["activation", "hidden-activation", "no-b1", "no-b1-with-b2", "no-b2-before-r"])
 def test_mlp_bad_nodes_are_rejected_with_the_reason(tmp_path, inputs, attrs, needle):
     node = mlp_node(inputs, **attrs)

@@ -26,8 +26,9 @@ CREATOR_FIELDS = {"modes_low": "INT32", "modes_high": "INT32", "norm": "INT32", 
                   "output_size": "INT32", "activation": "INT32"}
 # The PointwiseMLP creator's fields (both optional: hidden_activation 1 = gelu, activation 0 = identity).
 MLP_CREATOR_FIELDS = {"hidden_activation": "INT32", "activation": "INT32"}
-# PointwiseMLP's inputs in ONNX order; TensorRT passes them positionally (trt_plugin/README.md).
-MLP_INPUTS = ("x", "w1", "b1", "w2", "b2", "r", "g")
+# PointwiseMLP's inputs in ONNX order (turbofno._op.MLP_INPUTS); TensorRT passes them positionally
+# (trt_plugin/README.md).
+from turbofno._op import MLP_INPUTS  # noqa: E402
 
 
 def trt_library_or_skip() -> str:
