@@ -43,31 +43,11 @@ int64_t pick(Rng& rng, std::vector<int64_t> const& v) { return v[rng() % v.size(
 std::vector<int64_t> const kEdge = {-(int64_t{1} << 40), -2147483649LL, -1, 0, 1, 2, 3, 4, 7, 16, 2147483647LL,
                                     2147483648LL, int64_t{1} << 40};
 
-// Random creator fields, mostly near the real ones.
-FieldSet randomFields(Rng& rng) {
-    FieldSet f;
-    char const* names[] = {"modes_low", "modes_high", "norm", "separable", "output_size", "turbofno_build_state", "junk", ""};
-    int const n = static_cast<int>(rng() % 8);
-    int const d = 1 + static_cast<int>(rng() % 3);
-    bool const nearValid = rng() % 3 != 0;
-    if (nearValid) {
-        std::vector<int32_t> low(d), high(d);
-        for (int j = 0; j < d; ++j) {
-            low[j] = 1 + static_cast<int32_t>(rng() % 5);
-            high[j] = j + 1 < d ? static_cast<int32_t>(rng() % 4) : 0;
-        }
-        f.addInts("modes_low", low);
-        f.addInts("modes_high", high);
-        if (rng() % 2) f.addInts("norm", {static_cast<int32_t>(rng() % 3)});
-        if (rng() % 2) f.addInts("separable", {static_cast<int32_t>(rng() % 2)});
-        if (rng() % 4 == 0) {
-            std::vector<int32_t> out(d);
-            for (auto& t : out) t = 1 + static_cast<int32_t>(rng() % 40);
-            f.addInts("output_size", out);
-        }
-    }
+// Appends n random fields named from `names`: null data, int32 / int64 edge values, other types with
+// random bytes, lengths from negative to 8 (the length counts elements of up to 8 bytes).
+void addRandomFields(Rng& rng, FieldSet& f, std::vector<char const*> const& names, int n) {
     for (int i = 0; i < n; ++i) {
-        std::string const name = names[rng() % 8];
+        std::string const name = names[rng() % names.size()];
         int32_t const length = static_cast<int32_t>(pick(rng, {-3, -1, 0, 1, 2, 3, 4, 8}));
         switch (rng() % 6) {
             case 0:
@@ -99,6 +79,31 @@ FieldSet randomFields(Rng& rng) {
             }
         }
     }
+}
+
+// Random creator fields, mostly near the real ones.
+FieldSet randomFields(Rng& rng) {
+    FieldSet f;
+    int const n = static_cast<int>(rng() % 8);
+    int const d = 1 + static_cast<int>(rng() % 3);
+    bool const nearValid = rng() % 3 != 0;
+    if (nearValid) {
+        std::vector<int32_t> low(d), high(d);
+        for (int j = 0; j < d; ++j) {
+            low[j] = 1 + static_cast<int32_t>(rng() % 5);
+            high[j] = j + 1 < d ? static_cast<int32_t>(rng() % 4) : 0;
+        }
+        f.addInts("modes_low", low);
+        f.addInts("modes_high", high);
+        if (rng() % 2) f.addInts("norm", {static_cast<int32_t>(rng() % 3)});
+        if (rng() % 2) f.addInts("separable", {static_cast<int32_t>(rng() % 2)});
+        if (rng() % 4 == 0) {
+            std::vector<int32_t> out(d);
+            for (auto& t : out) t = 1 + static_cast<int32_t>(rng() % 40);
+            f.addInts("output_size", out);
+        }
+    }
+    addRandomFields(rng, f, {"modes_low", "modes_high", "norm", "separable", "output_size", "turbofno_build_state", "junk", ""}, n);
     return f;
 }
 
@@ -211,6 +216,42 @@ void driveV2(Rng& rng, IPluginV2DynamicExt* p) {
     if (IPluginV2DynamicExt* copy = p->clone()) copy->destroy();
 }
 
+// A valid V2 blob, mutated: 1 in 5 becomes random bytes (length below randomMax), else 1 to 4 edits
+// (a byte flipped, a truncation, a byte inserted).
+void mutateBlob(Rng& rng, std::vector<unsigned char>& bytes, size_t randomMax) {
+    if (rng() % 5 == 0) {
+        bytes.resize(rng() % randomMax);
+        for (auto& b : bytes) b = static_cast<unsigned char>(rng());
+        return;
+    }
+    int const edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !bytes.empty(); ++e) {
+        size_t const at = rng() % bytes.size();
+        switch (rng() % 3) {
+            case 0: bytes[at] ^= static_cast<unsigned char>(1 + rng() % 255); break;
+            case 1: bytes.resize(at); break;
+            default: bytes.insert(bytes.begin() + static_cast<long>(at), static_cast<unsigned char>(rng())); break;
+        }
+    }
+}
+
+// Valid serialized V3 fields, one entry mutated: a byte flipped, another length, type or null data.
+void mutateFields(Rng& rng, FieldSet& saved) {
+    auto& entries = saved.entries();
+    if (!entries.empty()) {
+        auto& e = entries[rng() % entries.size()];
+        switch (rng() % 4) {
+            case 0:
+                if (!e.bytes.empty()) e.bytes[rng() % e.bytes.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
+                break;
+            case 1: e.length = static_cast<int32_t>(pick(rng, {-1, 0, 1, 2, 3, 4, 100})); break;
+            case 2: e.type = rng() % 2 ? PluginFieldType::kFLOAT32 : PluginFieldType::kINT64; break;
+            default: e.null = true; break;
+        }
+        if (e.length > 0 && static_cast<size_t>(e.length) * 8 > e.bytes.size()) e.bytes.resize(static_cast<size_t>(e.length) * 8);
+    }
+}
+
 struct Outcome {
     char const* kind;
     std::string outcome;
@@ -268,20 +309,7 @@ Outcome stateCase(Rng& rng, trt_test::PluginLibrary& lib, bool blob) {
         std::vector<unsigned char> bytes(src->getSerializationSize());
         src->serialize(bytes.data());
         src->destroy();
-        if (rng() % 5 == 0) {
-            bytes.resize(rng() % 200);
-            for (auto& b : bytes) b = static_cast<unsigned char>(rng());
-        } else {
-            int const edits = 1 + static_cast<int>(rng() % 4);
-            for (int e = 0; e < edits && !bytes.empty(); ++e) {
-                size_t const at = rng() % bytes.size();
-                switch (rng() % 3) {
-                    case 0: bytes[at] ^= static_cast<unsigned char>(1 + rng() % 255); break;
-                    case 1: bytes.resize(at); break;
-                    default: bytes.insert(bytes.begin() + static_cast<long>(at), static_cast<unsigned char>(rng())); break;
-                }
-            }
-        }
+        mutateBlob(rng, bytes, 200);
         IPluginV2* back = lib.v2->deserializePlugin("fuzz", bytes.empty() ? nullptr : bytes.data(), bytes.size());
         if (back) {
             o.outcome = "ok";  // a mutation the checksum cannot see (e.g. none) or an equivalent blob
@@ -298,19 +326,7 @@ Outcome stateCase(Rng& rng, trt_test::PluginLibrary& lib, bool blob) {
     auto* rt = static_cast<IPluginV3OneRuntime*>(src->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
     FieldSet saved = FieldSet::copyOf(rt->getFieldsToSerialize());
     delete src;
-    auto& entries = saved.entries();
-    if (!entries.empty()) {
-        auto& e = entries[rng() % entries.size()];
-        switch (rng() % 4) {
-            case 0:
-                if (!e.bytes.empty()) e.bytes[rng() % e.bytes.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
-                break;
-            case 1: e.length = static_cast<int32_t>(pick(rng, {-1, 0, 1, 2, 3, 4, 100})); break;
-            case 2: e.type = rng() % 2 ? PluginFieldType::kFLOAT32 : PluginFieldType::kINT64; break;
-            default: e.null = true; break;
-        }
-        if (e.length > 0 && static_cast<size_t>(e.length) * 8 > e.bytes.size()) e.bytes.resize(static_cast<size_t>(e.length) * 8);
-    }
+    mutateFields(rng, saved);
     IPluginV3* back = lib.v3->createPlugin("fuzz", saved.collection(), TensorRTPhase::kRUNTIME);
     if (back) {
         auto* brt = static_cast<IPluginV3OneRuntime*>(back->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
@@ -329,41 +345,13 @@ Outcome stateCase(Rng& rng, trt_test::PluginLibrary& lib, bool blob) {
 
 FieldSet randomMlpFields(Rng& rng) {
     FieldSet f;
-    char const* names[] = {"hidden_activation", "activation", "turbofno_build_state", "modes_low", "junk", ""};
     if (rng() % 3 != 0) {  // near valid
         if (rng() % 2) f.addInts("hidden_activation", {static_cast<int32_t>(rng() % 6)});
         if (rng() % 2) f.addInts("activation", {static_cast<int32_t>(rng() % 6)});
         if (rng() % 4 == 0) f.addInts("turbofno_build_state", {0, 0, static_cast<int32_t>(3 + rng() % 6)});
     }
-    int const n = static_cast<int>(rng() % 5);
-    for (int i = 0; i < n; ++i) {
-        std::string const name = names[rng() % 6];
-        int32_t const length = static_cast<int32_t>(pick(rng, {-3, -1, 0, 1, 2, 3, 8}));
-        switch (rng() % 4) {
-            case 0: f.addNull(name, length); break;
-            case 1: {
-                std::vector<int32_t> v(static_cast<size_t>(std::max<int32_t>(length, 0)));
-                for (auto& e : v) e = static_cast<int32_t>(pick(rng, kEdge));
-                f.addInts(name, v);
-                break;
-            }
-            case 2: {
-                std::vector<unsigned char> bytes(8 * static_cast<size_t>(std::max<int32_t>(length, 0)));
-                for (size_t k = 0; k + 8 <= bytes.size(); k += 8) {
-                    int64_t const v = pick(rng, kEdge);
-                    std::memcpy(bytes.data() + k, &v, 8);
-                }
-                f.addRaw(name, bytes, PluginFieldType::kINT64, length);
-                break;
-            }
-            default: {
-                std::vector<unsigned char> bytes(8 * static_cast<size_t>(std::max<int32_t>(length, 0)));
-                for (auto& b : bytes) b = static_cast<unsigned char>(rng());
-                f.addRaw(name, bytes, rng() % 2 ? PluginFieldType::kFLOAT32 : PluginFieldType::kCHAR, length);
-                break;
-            }
-        }
-    }
+    addRandomFields(rng, f, {"hidden_activation", "activation", "turbofno_build_state", "modes_low", "junk", ""},
+                    static_cast<int>(rng() % 5));
     return f;
 }
 
@@ -493,20 +481,7 @@ Outcome mlpStateCase(Rng& rng, trt_test::PluginLibrary& lib, bool blob) {
         std::vector<unsigned char> bytes(src->getSerializationSize());
         src->serialize(bytes.data());
         src->destroy();
-        if (rng() % 5 == 0) {
-            bytes.resize(rng() % 64);
-            for (auto& b : bytes) b = static_cast<unsigned char>(rng());
-        } else {
-            int const edits = 1 + static_cast<int>(rng() % 4);
-            for (int e = 0; e < edits && !bytes.empty(); ++e) {
-                size_t const at = rng() % bytes.size();
-                switch (rng() % 3) {
-                    case 0: bytes[at] ^= static_cast<unsigned char>(1 + rng() % 255); break;
-                    case 1: bytes.resize(at); break;
-                    default: bytes.insert(bytes.begin() + static_cast<long>(at), static_cast<unsigned char>(rng())); break;
-                }
-            }
-        }
+        mutateBlob(rng, bytes, 64);
         IPluginV2* back = lib.mlpV2->deserializePlugin("fuzz", bytes.empty() ? nullptr : bytes.data(), bytes.size());
         if (back) {
             o.outcome = "ok";
@@ -523,19 +498,7 @@ Outcome mlpStateCase(Rng& rng, trt_test::PluginLibrary& lib, bool blob) {
     FieldSet saved = FieldSet::copyOf(
         static_cast<IPluginV3OneRuntime*>(src->getCapabilityInterface(PluginCapabilityType::kRUNTIME))->getFieldsToSerialize());
     delete src;
-    auto& entries = saved.entries();
-    if (!entries.empty()) {
-        auto& e = entries[rng() % entries.size()];
-        switch (rng() % 4) {
-            case 0:
-                if (!e.bytes.empty()) e.bytes[rng() % e.bytes.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
-                break;
-            case 1: e.length = static_cast<int32_t>(pick(rng, {-1, 0, 1, 2, 3, 4, 100})); break;
-            case 2: e.type = rng() % 2 ? PluginFieldType::kFLOAT32 : PluginFieldType::kINT64; break;
-            default: e.null = true; break;
-        }
-        if (e.length > 0 && static_cast<size_t>(e.length) * 8 > e.bytes.size()) e.bytes.resize(static_cast<size_t>(e.length) * 8);
-    }
+    mutateFields(rng, saved);
     IPluginV3* back = lib.mlpV3->createPlugin("fuzz", saved.collection(), TensorRTPhase::kRUNTIME);
     if (back) {
         auto* brt = static_cast<IPluginV3OneRuntime*>(back->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
