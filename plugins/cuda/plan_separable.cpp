@@ -86,6 +86,15 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
 
 }  // namespace
 
+bool lastAxisUsesFft(const core::SpectralConvShape& shape) {
+    const int d = shape.rank;
+    if (d < 1 || d > core::kMaxRank) return false;
+    const int fftForced = gFftPassOverride.load(std::memory_order_relaxed);
+    const bool fftOn = fftForced < 0 ? kFftPassDefault : fftForced == 1;
+    const int64_t Sd = shape.spatial[d - 1];
+    return fftOn && fftLength(Sd) && shape.kept[d - 1] <= Sd / 2 + 1 && core::outSize(shape, d - 1) == Sd;
+}
+
 void setFftPassOverride(int mode) { gFftPassOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 void setSplitStepsOverride(int steps) { gSplitStepsOverride.store(steps > 0 ? steps : -1); }

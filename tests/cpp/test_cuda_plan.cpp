@@ -121,7 +121,15 @@ void testChoice() {
     expect(p2.supported && p2.algo == cuda::Algorithm::kFusedPlane, "2D 128x128 m32: fused plane");
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {128, 64})) == cuda::Algorithm::kSeparable, "2D m64: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 32})) == cuda::Algorithm::kSeparable, "2D 384x384: separable");
-    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 256x256 m32: fused plane");
+    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 256x256 m32: separable (FFT rows)");
+    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 250x180 m32: fused (no FFT)");
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "32x64 planes of 64x64: separable");
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64 planes of 64x64: fused");
+    expect(cuda::chooseAlgorithm(makeShape({128, 128}, {16, 8}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "128x128 m8: separable");
+    expect(cuda::chooseAlgorithm(makeShape({128, 128}, {64, 32}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64x128x128 m32: fused");
+    cuda::setFftPassOverride(0);
+    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 256x256 m32 without FFT: fused plane");
+    cuda::setFftPassOverride(-1);
     // an axis the fused plane cannot hold runs separable, whatever the rule says
     const cuda::Plan pl = cuda::makePlan(makeShape({8, 30011}, {4, 40}), nullptr);
     expect(!pl.fusedSupported && pl.supported && pl.algo == cuda::Algorithm::kSeparable, "2D 8x30011: separable (fused cannot)");

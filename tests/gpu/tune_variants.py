@@ -39,6 +39,8 @@ SETS = {
     # (path, pdl, ring, flat, split steps): the separable forward's k split at >= 4 / 2 / 1 steps per split
     "split": {f"split >= {s} steps": ("auto", -1, -1, -1, s) for s in (4, 2, 1)},
     # (path, pdl, ring, flat, split steps, fft passes)
+    "fft_algo": {"fused plane": ("fused", -1, -1, -1, -1, -1), "separable fft": ("separable", -1, -1, -1, -1, 1),
+                 "planner": ("auto", -1, -1, -1, -1, -1)},
     "fft": {"separable dft": ("separable", -1, -1, -1, -1, 0), "separable fft": ("separable", -1, -1, -1, -1, 1),
             "planner": ("auto", -1, -1, -1, -1, -1)},
 }
