@@ -11,9 +11,10 @@
 // (radix 4: one barrier per two stages). Twiddles: one table per pair of stages (tw[q - 1 + pos] =
 // e^{2 pi i pos / (4q)}, pos < q, for q = 1, 2, 4, .. N2/4: N2/2 - 1 entries in all), built with
 // sincospif of exact arguments before the grid-dependency wait; a 4-point unit reads one entry w and
-// uses w, i w (exact) and w^2. Complex value i of the block lives at fftSwz(i) (an XOR swizzle within
-// aligned groups of 64): with it every stage's accesses and the coalesced loads / stores are free of
-// shared-memory bank conflicts (checked for all 4-point unit patterns, half-warps of 8-byte accesses).
+// uses w, i w (exact) and w^2. Complex value i of the block lives at fftSwz(i) (an XOR swizzle of the
+// low 4 bits): with it every stage's accesses and the coalesced loads / stores are free of shared-memory
+// bank conflicts (checked for all 4-point unit patterns, half-warps of 8-byte accesses), the
+// bit-reversed accesses at most 2-way.
 //  R2C: natural-order input, decimation in frequency (bit-reversed output); the kept bins k < kd are
 //       unpacked from Z[k] and Z[N2 - k]:
 //         X[k] = (Z[k] + conj Z[N2-k]) / 2 + e^{-2 pi i k / S} (Z[k] - conj Z[N2-k]) / (2i)
@@ -45,9 +46,12 @@ inline size_t fftPassSmemBytes(int S, int L) {
 __device__ __forceinline__ int fftBitRev(int v, int bits) {
     return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
 }
-// Shared-memory position of complex value i: bits 4-5 XORed into bits 0-1 and 2-3 (a bijection on
-// every aligned group of 64, the identity below 16).
-__device__ __forceinline__ int fftSwz(int i) { return i ^ (((i >> 4) & 3) * 5); }
+// Shared-memory position of complex value i: only bits 0-3 change (a bijection on every aligned
+// group of 16), XORed with bits 4-5 (into 0-1 and 2-3) and with bits 6-9 and 10-13. Every 4-point
+// unit pattern of the stages keeps a half-warp within an aligned group of 64 (bits >= 6 constant),
+// where bits 4-5 make it conflict-free; bits 6-13 make the bit-reversed accesses of consecutive bins
+// (R2C unpack, C2R pack) at most 2-way for every N2 <= 4096.
+__device__ __forceinline__ int fftSwz(int i) { return i ^ (((i >> 4) & 3) * 5) ^ (((i >> 6) ^ (i >> 10)) & 15); }
 __device__ __forceinline__ float2 fftConj(float2 a) { return make_float2(a.x, -a.y); }
 __device__ __forceinline__ float2 fftAdd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
 __device__ __forceinline__ float2 fftSub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }

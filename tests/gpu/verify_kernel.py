@@ -63,6 +63,10 @@ SHAPES = [
     ((3, 200, 5), [1, 50, 3], [1, 49, 0], 2, 2, 3),       # 3D long middle axis, p + q < S
     ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups
     ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels
+    ((8,), [5], [0], 3, 4, 5),                 # FFT passes (fft_pass.cuh): the shortest axis, Nyquist kept
+    ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis, every bin
+    ((64,), [9], [0], 7, 97, 97),              # FFT passes: 2 lines per block, a partial last block
+    ((12, 10, 32), [4, 3, 9], [3, 3, 0], 2, 3, 3),  # FFT last axis of a 3D chain
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
@@ -84,6 +88,8 @@ RESAMPLE = [
     ((12, 10), [3, 4], [2, 0], (24, 20)),        # 2D up (high block lands at S - q.. of the longer axis)
     ((24, 20), [5, 6], [4, 0], (12, 9)),         # 2D down, odd T
     ((6, 5, 7), [2, 2, 3], [1, 2, 0], (9, 4, 12)),
+    ((12, 16), [3, 5], [2, 0], (24, 16)),        # leading axis only: FFT C2R (T_d == S_d)
+    ((12, 16), [3, 5], [2, 0], (12, 32)),        # last axis resampled: FFT R2C, DFT C2R
 ]
 
 
@@ -95,6 +101,8 @@ FUSED = [
     ((6, 7, 10), [2, 1, 3], [1, 2, 0], 4),       # SiLU
     ((65, 33), [9, 10], [8, 0], 5),              # tanh
     ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
+    ((10, 64), [3, 17], [2, 0], 1),              # FFT C2R epilogue: skip + GELU
+    ((256,), [33], [0], 3),                      # 1D FFT C2R epilogue: skip + ReLU
 ]
 
 # --skip-gemm: (spatial, low, high, batch, cin, cout). Channels across the 16-channel steps and the
