@@ -31,7 +31,7 @@ case "${STEP:-kernel}" in
     tar -czf "$OUT/kernel_logs.tgz" -C "$OUT" suite trt && rm -rf "$OUT/suite" "$OUT/trt" ;;
   ort)
     mkdir -p "$OUT/suite"
-    PARTS=ort STRESS_RACECHECK=0 OUT=$OUT/suite timeout 560 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1 || rc=$?
+    PARTS=ort STRESS_RACECHECK=0 STRESS_MEMCHECK=${STRESS_MEMCHECK:-0} OUT=$OUT/suite timeout 560 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1 || rc=$?
     grep -E "^=== .*rc=|suite done|passed|failed|FAILED|Error" "$OUT/suite/gpu_suite.log" | tail -40
     cp "$OUT/suite/gpu_suite.log" "$OUT/ort_suite.log"; rm -rf "$OUT/suite" ;;
   models)
@@ -41,7 +41,7 @@ case "${STEP:-kernel}" in
     [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 darcy 32 > "$OUT/kernel_profile.log" 2>&1
     grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null ;;
   layers)
-    python3 bench/gpu_bench.py --out "$OUT/gpu-bench" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
+    python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
     tail -12 "$OUT/gpu_bench.log"
     [ "${FUSED:-1}" = 1 ] && timeout 200 python3 bench/fused_layer_bench.py --device cuda --out "$OUT/fused-cuda" > "$OUT/fused_layer.log" 2>&1
     tail -12 "$OUT/fused_layer.log" 2>/dev/null ;;
