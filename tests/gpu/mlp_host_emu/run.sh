@@ -14,8 +14,8 @@ trap 'rm -rf "$D"' EXIT
 cp tests/gpu/mlp_host_emu/{shim.h,pdl.cuh,smem_limit.h} "$D"/
 cp plugins/cuda/common.cuh plugins/cuda/static_switch.h "$D"/
 cp plugins/cuda/pointwise_mlp.cu "$D"/pointwise_mlp.cpp
-FLAGS="-O2"
-[ "${TSAN:-0}" = 1 ] && FLAGS="-O1 -g -fsanitize=thread"
+FLAGS="-O2 -DTFNO_MLP_HOST_EMU"
+[ "${TSAN:-0}" = 1 ] && FLAGS="-O1 -g -fsanitize=thread -DTFNO_MLP_HOST_EMU"
 ${CXX:-g++} -std=c++17 $FLAGS -w -include "$D"/shim.h -I"$D" -Iplugins/include -I"$CUDA_INC" \
     tests/gpu/mlp_host_emu/main.cpp "$D"/pointwise_mlp.cpp -pthread -o "$D"/mlp_host_emu
 "$D"/mlp_host_emu "$@"
