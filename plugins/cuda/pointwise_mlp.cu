@@ -128,13 +128,11 @@ __device__ __forceinline__ void prefetchL2(const void* p) {
 #endif
 }
 
-#ifndef TFNO_MLP_HOST_EMU  // tests/gpu/mlp_host_emu runs the FMA kernel only (no mma on the host)
 }  // namespace cuda
 }  // namespace turbofno
 #include "pointwise_mlp_tc.cuh"  // pointwiseMlpTcKernel, launchMlpTc: the 3xTF32 tensor-core variant
 namespace turbofno {
 namespace cuda {
-#endif
 
 __device__ __forceinline__ void fma2(float (&acc)[2], float a, float2 b) {
     acc[0] = fmaf(a, b.x, acc[0]);
@@ -411,19 +409,11 @@ void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode == 0 || mode == 1 ? 
 
 // Tensor cores (3xTF32, pointwise_mlp_tc.cuh) for every dtype and shape unless forced off: fp32
 // accuracy, and the GEMMs are the kernel's bound (the FMA kernel runs at ~12 TFLOP/s on the H200).
-bool useMlpTc() {
-#ifdef TFNO_MLP_HOST_EMU
-    return false;
-#else
-    return gMlpTcOverride.load() != 0;
-#endif
-}
+bool useMlpTc() { return gMlpTcOverride.load() != 0; }
 
 template <typename T>
 cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream) {
-#ifndef TFNO_MLP_HOST_EMU
     if (useMlpTc()) return launchMlpTc<T>(a, batch, stream);
-#endif
     int device = 0, smCount = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);

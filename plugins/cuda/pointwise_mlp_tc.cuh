@@ -1,5 +1,7 @@
 // The PointwiseMLP kernel on tensor cores in fp32 accuracy (3xTF32, mma_tf32.cuh), included by
-// pointwise_mlp.cu after MlpArgs, load4 / store4 / prefetchL2 (it uses them).
+// pointwise_mlp.cu after MlpArgs, load4 / store4 / prefetchL2 (it uses them). Also run on the CPU by
+// tests/gpu/mlp_host_emu (TFNO_MLP_HOST_EMU: its host mma_tf32.cuh emulates the warp's mma) and
+// re-written in NumPy by tests/gpu/emulate_pointwise_mlp_tc.py.
 //
 //   h[n, j, s] = hact( sum_i W1[j, i] x[n, i, s] + b1[j] )                    j < Ch
 //   y[n, o, s] = act( sum_j W2[o, j] h[n, j, s] + b2[o] + g[o] r[n, o, s] )    o < Cout
@@ -60,7 +62,9 @@ static_assert(kRowsPerPass == kK, "the x step tile is one quad per thread");
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(const MlpArgs a) {
     using namespace mlptc;
+#ifndef TFNO_MLP_HOST_EMU
     __shared__ __align__(16) float smem[kSmemFloats];
+#endif  // tests/gpu/mlp_host_emu: the emulator's block-wide smem buffer (pdl.cuh there)
     float* W1s = smem;            // [kM][kWStride]  this step's W1[h0.., c0..]
     float* Xs = smem + kXsOff;    // [kK][kPStride]  this step's x[n, c0.., p0..]
     float* Hs = smem + kHsOff;    // [kM][kPStride]  h chunk; the C tile in the epilogue
