@@ -2,8 +2,10 @@
 // run.sh) run on CPU threads through core::launchMlpCuda, against a float64 reference: small odd
 // shapes, every kernel variant (forced rows per thread), the chunked-Cin path, optional inputs,
 // activations, fp32 / fp16 / bf16, in place, unaligned pointers (scalar path), NaN-poisoned y and
-// NaN-filled shared memory. No GPU: this checks the kernel's index math, barriers and epilogue, not
-// its device code generation. Exit 1 on any failure.
+// NaN-filled shared memory. Every case runs with the tensor-core kernel (pointwise_mlp_tc.cuh, its mma
+// emulated warp-collectively by mma_tf32.cuh here) and with the FMA kernel forced. No GPU: this checks
+// the kernels' index math, fragment layouts, barriers and epilogue, not their device code generation.
+// Exit 1 on any failure.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
