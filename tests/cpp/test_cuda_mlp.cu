@@ -3,13 +3,16 @@
 // every Cout tile variant and the Cin-chunked path, every (hidden, output) activation pair, each
 // optional input (b1, b2, r, g) on and off, fp32 / fp16 / bf16, in place (y == r), unaligned pointers
 // (scalar path), NaN-poisoned outputs (every element must be written), bitwise repeatability, a
-// CUDA-graph replay equal to the stream launch, PDL on and off, and bad-call error codes.
+// CUDA-graph replay equal to the stream launch, PDL on and off, and bad-call error codes. Every case
+// runs twice: with the tensor-core kernel forced ("TC ", pointwise_mlp_tc.cuh, the default) and with
+// the FMA kernel forced ("FMA "; setMlpTcOverride), at the same tolerances.
 // Prints "SKIPPED: no CUDA device" and exits 77 where no GPU exists (ctest: Skipped).
 //
 //   test_cuda_mlp            the full check (exit 1 on any failure)
 //   test_cuda_mlp --quick    a few small cases (for compute-sanitizer: tests/gpu/mlp_check.sh)
 //   test_cuda_mlp --bench    timing of the typical shapes: us per launch (CUDA graph of 20 launches)
-//                            and the ratio to the memory floor (x + r + y bytes at 4.11 TB/s)
+//                            and the ratio to the memory floor (x + r + y bytes at 4.11 TB/s); the
+//                            tensor-core and FMA kernels forced, and each FMA rows-per-thread variant
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -33,13 +36,15 @@ using core::DataType;
 namespace turbofno {
 namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
-void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread
+void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
+void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA kernel, 1 tensor-core kernel
 }  // namespace cuda
 }  // namespace turbofno
 
 namespace {
 
 int failures = 0;
+std::string gTag;  // "TC " / "FMA ": the kernel forced for the cases that follow
 
 #define CHECK_CUDA(call)                                                                             \
     do {                                                                                             \
@@ -172,7 +177,9 @@ bool launchAndSync(const Case& c, const core::PointwiseMlpParams& p, cudaStream_
     return true;
 }
 
-void runCase(const Case& c, std::mt19937_64& rng, bool graphToo = false) {
+void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
+    Case c = c0;
+    c.name = gTag + c.name;
     const DataType dt = c.dtype;
     const size_t es = elemSize(dt);
     const size_t nx = static_cast<size_t>(c.n * c.cin * c.P), ny = static_cast<size_t>(c.n * c.cout * c.P);
@@ -447,7 +454,7 @@ void bench() {
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "us with OM forced (rows per thread: us)");
+                "forced: TC / FMA us | FMA with OM (rows per thread: us)");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -489,8 +496,15 @@ void bench() {
                 const double floorUs = 1e6 * bytes / kBandwidth;
                 const double flops = 2.0 * static_cast<double>(n * s.P) * static_cast<double>(s.cin * s.ch + s.ch * s.cout);
                 const double us = timeLaunches(p, st);
-                // the kernel variants forced (rows per thread), to check the launcher's choice
-                std::string variants;
+                // the kernels forced: tensor cores, FMA (launcher's rows per thread), and each FMA variant
+                // (rows per thread), to check the launcher's choice
+                cuda::setMlpTcOverride(1);
+                const double usTc = timeLaunches(p, st);
+                cuda::setMlpTcOverride(0);
+                const double usFma = timeLaunches(p, st);
+                char tv[64];
+                std::snprintf(tv, sizeof tv, "TC:%.2f FMA:%.2f |", usTc, usFma);
+                std::string variants = tv;
                 for (int om : {1, 2, 4, 8}) {
                     cuda::setMlpRowsOverride(om);
                     char v[32];
@@ -498,6 +512,7 @@ void bench() {
                     variants += v;
                 }
                 cuda::setMlpRowsOverride(0);
+                cuda::setMlpTcOverride(-1);
                 std::printf("%-32s %4lld %-5s %10.2f %10.2f %9.2f %8.1f  %s\n", s.what, static_cast<long long>(n), dtName(dt).c_str(), us,
                             floorUs, floorUs / us, flops / (us * 1e-6) / 1e12, variants.c_str());
                 CHECK_CUDA(cudaStreamDestroy(st));
@@ -507,32 +522,8 @@ void bench() {
     CHECK_CUDA(cudaGetLastError());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    bool quick = false, doBench = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--quick") quick = true;
-        else if (a == "--bench") doBench = true;
-        else {
-            std::printf("usage: %s [--quick | --bench]\n", argv[0]);
-            return 2;
-        }
-    }
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return turbofno_test::skip("no CUDA device");
-    cudaDeviceProp prop;
-    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
-    if (doBench) {
-        bench();
-        return 0;
-    }
-    const uint64_t seed = turbofno_test::testSeed();
-    std::mt19937_64 rng(seed);
+void runTests(bool quick, bool tc, std::mt19937_64& rng) {
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
-
     if (quick) {  // small but covering: tails, every Cout tile variant, the chunked Cin path, in place
         cuda::setMlpRowsOverride(8);
         runCase({"quick " + shapeName(1, 9, 40, 3, 130) + " f32 OM8", 1, 9, 40, 3, 130, 1, 0, true, true, true, true, DataType::kFloat32}, rng);
@@ -545,8 +536,7 @@ int main(int argc, char** argv) {
         runCase({"quick " + shapeName(1, 64, 32, 65, 260) + " f32 offset", 1, 64, 32, 65, 260, 1, 0, true, true, true, true,
                  DataType::kFloat32, false, true},
                 rng);
-        badCalls();
-        return turbofno_test::finish(failures, seed);
+        return;
     }
 
     // shapes x dtypes, all optional inputs on, gelu hidden / identity output (the neuraloperator default)
@@ -564,6 +554,7 @@ int main(int argc, char** argv) {
     for (DataType dt : types)
         for (int om : {0, 1, 2, 4, 8}) {
             if (dt != DataType::kFloat32 && om != 0 && om != 8) continue;
+            if (tc && om != 0) continue;  // rows per thread: FMA kernel only
             cuda::setMlpRowsOverride(om);
             for (const S& s : shapes) {
                 // the largest one in fp32 only (the float64 reference is slow)
@@ -605,6 +596,40 @@ int main(int argc, char** argv) {
     cuda::setPdlOverride(0);
     runCase({"pdl off " + shapeName(2, 64, 32, 64, 4096) + " f32", 2, 64, 32, 64, 4096, 1, 0, true, true, true, true, DataType::kFloat32}, rng, true);
     cuda::setPdlOverride(-1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false, doBench = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--bench") doBench = true;
+        else {
+            std::printf("usage: %s [--quick | --bench]\n", argv[0]);
+            return 2;
+        }
+    }
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return turbofno_test::skip("no CUDA device");
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+    if (doBench) {
+        bench();
+        return 0;
+    }
+    const uint64_t seed = turbofno_test::testSeed();
+    std::mt19937_64 rng(seed);
+    // every case with the tensor-core kernel (the default) and with the FMA kernel forced
+    for (int tc : {1, 0}) {
+        cuda::setMlpTcOverride(tc);
+        gTag = tc ? "TC " : "FMA ";
+        runTests(quick, tc != 0, rng);
+    }
+    cuda::setMlpTcOverride(-1);
+    gTag.clear();
     badCalls();
     return turbofno_test::finish(failures, seed);
 }

@@ -2,8 +2,10 @@
 // run.sh) run on CPU threads through core::launchMlpCuda, against a float64 reference: small odd
 // shapes, every kernel variant (forced rows per thread), the chunked-Cin path, optional inputs,
 // activations, fp32 / fp16 / bf16, in place, unaligned pointers (scalar path), NaN-poisoned y and
-// NaN-filled shared memory. No GPU: this checks the kernel's index math, barriers and epilogue, not
-// its device code generation. Exit 1 on any failure.
+// NaN-filled shared memory. Every case runs with the tensor-core kernel (pointwise_mlp_tc.cuh, its mma
+// emulated warp-collectively by mma_tf32.cuh here) and with the FMA kernel forced. No GPU: this checks
+// the kernels' index math, fragment layouts, barriers and epilogue, not their device code generation.
+// Exit 1 on any failure.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -33,6 +35,7 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
 namespace turbofno {
 namespace cuda {
 void setMlpRowsOverride(int om);
+void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh)
 extern long long gEmuBlocks;
 }  // namespace cuda
 }  // namespace turbofno
@@ -40,6 +43,7 @@ extern long long gEmuBlocks;
 namespace {
 
 int failures = 0;
+const char* gTag = "";  // "TC " / "FMA ": the kernel forced
 
 size_t elemSize(DataType t) { return t == DataType::kFloat32 ? 4 : 2; }
 double storeAs(DataType t, unsigned char* raw, size_t i, double v) {
@@ -173,18 +177,14 @@ void run(int64_t N, int64_t cin, int64_t ch, int64_t cout, int64_t P, int hact, 
     const double rel = std::sqrt(num / (den > 0 ? den : 1));
     const double tol = dt == DataType::kFloat32 ? 1e-6 : dt == DataType::kFloat16 ? 1e-3 : 8e-3;
     const bool ok = e == cudaSuccess && bad == 0 && guard == 0 && rel <= tol;
-    std::printf("%s N%lld %lld/%lld/%lld P%lld act %d/%d opt %d%d%d%d %s OM%s%s%s: blocks %lld rel_l2 %.2e nonfinite %zu outside %zu\n",
-                ok ? "ok  " : "FAIL", (long long)N, (long long)cin, (long long)ch, (long long)cout, (long long)P, hact, act, b1on, b2on, ron, gon,
+    std::printf("%s %sN%lld %lld/%lld/%lld P%lld act %d/%d opt %d%d%d%d %s OM%s%s%s: blocks %lld rel_l2 %.2e nonfinite %zu outside %zu\n",
+                ok ? "ok  " : "FAIL", gTag, (long long)N, (long long)cin, (long long)ch, (long long)cout, (long long)P, hact, act, b1on, b2on, ron, gon,
                 dt == DataType::kFloat32 ? "f32" : dt == DataType::kFloat16 ? "f16" : "bf16", om ? std::to_string(om).c_str() : "auto",
                 inPlace ? " in-place" : "", offset ? " offset" : "", cuda::gEmuBlocks - blocks0, rel, bad, guard);
     if (!ok) ++failures;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    std::mt19937_64 rng(20261201);
+void runAll(bool quick, std::mt19937_64& rng) {
     const DataType f32 = DataType::kFloat32, f16 = DataType::kFloat16, bf16 = DataType::kBFloat16;
     run(1, 1, 1, 1, 1, 1, 0, true, true, true, true, f32, 0, false, false, rng);
     run(2, 5, 7, 3, 37, 1, 3, true, true, true, true, f32, 0, false, false, rng);
@@ -207,6 +207,19 @@ int main(int argc, char** argv) {
         for (int ha = 0; ha < 6; ++ha)
             for (int oa = 0; oa < 6; ++oa) run(1, 6, 35, 10, 70, ha, oa, true, true, true, true, f32, 0, false, false, rng);
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    std::mt19937_64 rng(20261201);
+    for (int tc : {1, 0}) {  // the tensor-core kernel (the default), then the FMA kernel
+        gTag = tc ? "TC " : "FMA ";
+        cuda::setMlpTcOverride(tc);
+        runAll(quick, rng);
+    }
+    cuda::setMlpTcOverride(-1);
     std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
     return failures ? 1 : 0;
 }

@@ -5,11 +5,14 @@
 
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <thread>
 #include <vector>
 
 namespace turbofno {
 namespace cuda {
+
+inline BlockBarrier* gWarpBarrier[32];  // mma_tf32.cuh (host stand-in): the warps' barriers
 
 alignas(16) inline float smem[96 * 1024 / 4];  // the kernel's `extern __shared__ float smem[]`
 inline long long gEmuBlocks = 0;               // blocks run (for the harness's report)
@@ -28,6 +31,11 @@ cudaError_t launchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_
         std::fill(smem, smem + sizeof(smem) / sizeof(float), std::numeric_limits<float>::quiet_NaN());
         BlockBarrier bar(block.x);
         gBlockBarrier = &bar;
+        std::vector<std::unique_ptr<BlockBarrier>> warpBars;  // mma_tf32.cuh (host): one barrier per warp
+        for (unsigned w = 0; w < block.x / 32 && w < 32; ++w) {
+            warpBars.emplace_back(new BlockBarrier(32));
+            gWarpBarrier[w] = warpBars.back().get();
+        }
         std::vector<std::thread> threads;
         threads.reserve(block.x);
         for (unsigned t = 0; t < block.x; ++t)
