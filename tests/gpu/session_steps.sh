@@ -27,6 +27,7 @@ case "${STEP:-kernel}" in
     mkdir -p "$OUT/trt"  # builds build-trt-gpu, runs the harness (CPU + GPU enqueue of both ops) and its sanitizers
     OUT=$OUT/trt timeout 240 bash tests/gpu/run_trt_harness.sh > "$OUT/trt/console.log" 2>&1 || rc=$((rc + 1))
     tail -15 "$OUT/trt/console.log"
+    timeout 120 build-gpu/tests/cpp/test_cuda_mlp --bench > "$OUT/mlp_bench.log" 2>&1 || rc=$((rc + 1))
     cp "$OUT/suite/gpu_suite.log" "$OUT/" 2>/dev/null
     tar -czf "$OUT/kernel_logs.tgz" -C "$OUT" suite trt && rm -rf "$OUT/suite" "$OUT/trt" ;;
   ort)
