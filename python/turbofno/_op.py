@@ -18,6 +18,14 @@ ATTR_ACTIVATION = "activation"    # INT: ACTIVATIONS value, default 0 (version 2
 ATTR_PLUGIN_VERSION = "plugin_version"      # STRING, for TensorRT's ONNX parser
 ATTR_PLUGIN_NAMESPACE = "plugin_namespace"  # STRING, for TensorRT's ONNX parser
 PLUGIN_VERSION = "1"
+
+# PointwiseMLP (plugins/include/turbofno/pointwise_mlp.h, docs/op.md "PointwiseMLP"): a per-point
+# two-layer channel MLP with an optional gated residual; exists from DOMAIN opset 2 on.
+MLP_OP_TYPE = "PointwiseMLP"      # ONNX op_type == TensorRT plugin name (core::kMlpOpType)
+MLP_SINCE_VERSION = 2             # core::kMlpOpSinceVersion
+ATTR_HIDDEN_ACTIVATION = "hidden_activation"  # INT: ACTIVATIONS value, default 1 (gelu)
+# inputs in ONNX order (core::MlpInput); optional ones may be empty names
+MLP_INPUTS = ("x", "w1", "b1", "w2", "b2", "residual", "gate")
 PLUGIN_NAMESPACE = ""
 
 NORMS = {"backward": 0, "forward": 1, "ortho": 2}   # torch.fft norm name -> attribute value
