@@ -143,12 +143,14 @@ def _check_fused_proto(proto, fused, expect, before):
     onnx.checker.check_model(proto)
 
 
-@pytest.mark.parametrize("fuse", [True, False], ids=["after-spectral-fusion", "plain-spectral"])
-@pytest.mark.parametrize("case", list(CASES))
+STRUCTURE = [pytest.param(c, True, id=c) for c in CASES] + [
+    pytest.param(c, False, id=f"{c}-plain-spectral") for c in ("fno1d", "fno2d-soft-gating")]
+
+
+@pytest.mark.parametrize("case,fuse", STRUCTURE)
 def test_structure_against_reference(case, fuse):
-    """fuse_mlp.fuse with the NumPy reference: the right MLPs fold, and the fused graph equals the unfused one."""
-    if not fuse and case not in ("fno2d-soft-gating", "fno1d"):
-        pytest.skip("plain SpectralConv nodes: two cases are enough")
+    """fuse_mlp.fuse with the NumPy reference: the right MLPs fold, and the fused graph equals the unfused one
+    (after the SpectralConv fusion, and with plain SpectralConv nodes: export(fuse=False))."""
     _, x, proto = _exported(case, fuse)
     expect = _expected(case)
     fused_proto = copy.deepcopy(proto)
@@ -156,6 +158,8 @@ def test_structure_against_reference(case, fuse):
     fused, notes = fuse_mlp.fuse(fused_proto, feeds, evaluate=fuse_mlp.reference_evaluate)
     assert notes == []
     _check_fused_proto(fused_proto, fused, expect, count_nodes(proto))
+    hidden = "silu" if case.endswith("silu") else "gelu"
+    assert all(f.hidden_activation == hidden for f in fused)
     if case == "fno2d-soft-gating":  # lifting: Reshape+Conv+Gelu+Conv+Reshape; block 0 also folds Mul+Add+Gelu
         assert fused[0].folded == ["Reshape", "Conv", "Gelu", "Conv", "Reshape"]
         assert fused[1].folded == ["Reshape", "Conv", "Gelu", "Conv", "Reshape", "Mul", "Add", "Gelu"]
@@ -441,3 +445,25 @@ def test_reference_rules():
                               hidden_activation=kw["hidden_activation"])
     with pytest.raises(ValueError):
         ref.pointwise_mlp(x, w1.T, None, w2)
+
+
+@pytest.mark.parametrize("name", ["burgers", "darcy"])
+def test_bundled_models(name, tmp_path):
+    """The bundled checkpoints: lifting, the 4 blocks (gated residual; gelu but the last) and the projection
+    become 6 PointwiseMLP nodes, no Conv is left, and the fused graph computes what the unfused one does."""
+    from turbofno.export import export
+    from turbofno.zoo.checkpoints import load_model
+
+    model, cfg = load_model(name)
+    d, size = len(cfg["fno"]["n_modes"]), cfg["recipe"]["size"]
+    x = torch.randn(1, cfg["fno"]["in_channels"], *([size] * d), generator=torch.Generator().manual_seed(0))
+    export(model, x, tmp_path / "m.onnx", verbose=False, fuse_mlp=False, conv1x1_as_matmul=False)
+    proto = onnx.load(str(tmp_path / "m.onnx"))
+    fused_proto = copy.deepcopy(proto)
+    name_in = proto.graph.input[0].name
+    fused, notes = fuse_mlp.fuse(fused_proto, {name_in: x.numpy()}, evaluate=fuse_mlp.reference_evaluate)
+    assert notes == [] and [(f.residual, f.activation) for f in fused] == [LIFT, *_blocks(4, "gated"), PROJ]
+    _check_fused_proto(fused_proto, fused, [LIFT, *_blocks(4, "gated"), PROJ], count_nodes(proto))
+    assert count_nodes(fused_proto).get("::Conv", 0) == 0
+    x2 = np.random.default_rng(1).standard_normal((2, *x.shape[1:])).astype(np.float32)
+    assert rel_l2(_evaluator(fused_proto).run(None, {name_in: x2})[0], _ort(proto, {name_in: x2})) <= TOL
