@@ -18,14 +18,6 @@ ATTR_ACTIVATION = "activation"    # INT: ACTIVATIONS value, default 0 (version 2
 ATTR_PLUGIN_VERSION = "plugin_version"      # STRING, for TensorRT's ONNX parser
 ATTR_PLUGIN_NAMESPACE = "plugin_namespace"  # STRING, for TensorRT's ONNX parser
 PLUGIN_VERSION = "1"
-
-# PointwiseMLP (plugins/include/turbofno/pointwise_mlp.h, docs/op.md "PointwiseMLP"): a per-point
-# two-layer channel MLP with an optional gated residual; exists from DOMAIN opset 2 on.
-MLP_OP_TYPE = "PointwiseMLP"      # ONNX op_type == TensorRT plugin name (core::kMlpOpType)
-MLP_SINCE_VERSION = 2             # core::kMlpOpSinceVersion
-ATTR_HIDDEN_ACTIVATION = "hidden_activation"  # INT: ACTIVATIONS value, default 1 (gelu)
-# inputs in ONNX order (core::MlpInput); optional ones may be empty names
-MLP_INPUTS = ("x", "w1", "b1", "w2", "b2", "residual", "gate")
 PLUGIN_NAMESPACE = ""
 
 NORMS = {"backward": 0, "forward": 1, "ortho": 2}   # torch.fft norm name -> attribute value
@@ -34,3 +26,12 @@ NORMS = {"backward": 0, "forward": 1, "ortho": 2}   # torch.fft norm name -> att
 ACTIVATIONS = {"identity": 0, "gelu": 1, "gelu_tanh": 2, "relu": 3, "silu": 4, "tanh": 5}
 ACTIVATION_NAMES = {v: k for k, v in ACTIVATIONS.items()}
 NORM_NAMES = {v: k for k, v in NORMS.items()}
+
+# PointwiseMLP (plugins/include/turbofno/pointwise_mlp.h; docs/op.md, "PointwiseMLP"): the second op of
+# DOMAIN, a per-point two-layer channel MLP with an optional gated residual. Same activation values.
+MLP_OP_TYPE = "PointwiseMLP"                 # kMlpOpType
+MLP_OPSET_VERSION = 2                        # kMlpOpSinceVersion: exists from DOMAIN opset 2 on
+ATTR_HIDDEN_ACTIVATION = "hidden_activation" # INT: ACTIVATIONS value, default 1 (gelu)
+# ATTR_ACTIVATION (default 0 = identity) is the output activation.
+MLP_INPUTS = ("x", "w1", "b1", "w2", "b2", "residual", "gate")  # ONNX input order (MlpInput); "" = absent
+MLP_REQUIRED_INPUTS = ("x", "w1", "w2")

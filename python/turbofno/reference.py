@@ -227,7 +227,7 @@ def make_mlp_model(w1: np.ndarray, w2: np.ndarray, b1: np.ndarray | None = None,
                    activation: int = 0, x_shape: Sequence | None = None, opset: int = 17, ir_version: int = 10,
                    node_name: str = "pointwise_mlp"):
     """One-node ONNX model y = PointwiseMLP(x, w1, b1, w2, b2[, r[, gate]]): weights are initializers,
-    x (and r with residual=True) graph inputs; domain opset MLP_SINCE_VERSION. x_shape: dims of x
+    x (and r with residual=True) graph inputs; domain opset MLP_OPSET_VERSION. x_shape: dims of x
     (default [N, Cin, S1], symbolic except Cin)."""
     from onnx import TensorProto, helper, numpy_helper
 
@@ -256,7 +256,7 @@ def make_mlp_model(w1: np.ndarray, w2: np.ndarray, b1: np.ndarray | None = None,
     graph = helper.make_graph([node], "pointwise_mlp_test", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
-                                                    helper.make_opsetid(_op.DOMAIN, _op.MLP_SINCE_VERSION)])
+                                                    helper.make_opsetid(_op.DOMAIN, _op.MLP_OPSET_VERSION)])
     model.ir_version = ir_version
     return model
 

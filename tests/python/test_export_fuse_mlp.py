@@ -136,7 +136,7 @@ def _check_fused_proto(proto, fused, expect, before):
     after = count_nodes(proto)
     assert after.get(f"{_op.DOMAIN}::{_op.MLP_OP_TYPE}", 0) == len(expect)
     assert before.get("::Conv", 0) - after.get("::Conv", 0) == 2 * len(expect)
-    assert {o.domain: o.version for o in proto.opset_import}[_op.DOMAIN] == _op.MLP_SINCE_VERSION
+    assert {o.domain: o.version for o in proto.opset_import}[_op.DOMAIN] == _op.MLP_OPSET_VERSION
     for n in proto.graph.node:
         if n.op_type == _op.MLP_OP_TYPE:
             assert n.domain == _op.DOMAIN and all(n.input) and len(n.input) in (5, 6, 7)
@@ -187,7 +187,7 @@ def test_export_fused_in_ort(case, tmp_path):
     assert report.mlp_nodes == len(expect)
     assert f"fused {len(expect)} pointwise MLP(s) into PointwiseMLP" in report.summary()
     proto = onnx.load(str(tmp_path / "fused.onnx"))
-    assert {o.domain: o.version for o in proto.opset_import}[_op.DOMAIN] == _op.MLP_SINCE_VERSION
+    assert {o.domain: o.version for o in proto.opset_import}[_op.DOMAIN] == _op.MLP_OPSET_VERSION
     x2 = np.random.default_rng(3).standard_normal((2, *x.shape[1:])).astype(np.float32)
     assert rel_l2(run_ort(tmp_path / "fused.onnx", x2)[0], _ort(plain, {plain.graph.input[0].name: x2})) <= TOL
 

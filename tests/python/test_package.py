@@ -36,13 +36,6 @@ def test_names_match_core_header():
     assert consts["kAttrActivation"] == _op.ATTR_ACTIVATION
     assert int(re.search(r"constexpr int kOpMinVersion = (\d+);", header).group(1)) == _op.OPSET_VERSION
     assert int(re.search(r"constexpr int kOpVersion = (\d+);", header).group(1)) == _op.OPSET_VERSION_FUSED
-    mlp = (ROOT / "plugins/include/turbofno/pointwise_mlp.h").read_text()
-    mlp_consts = dict(re.findall(r'constexpr const char\* (k\w+) = "([^"]*)"', mlp))
-    assert mlp_consts["kMlpOpType"] == _op.MLP_OP_TYPE
-    assert mlp_consts["kAttrHiddenActivation"] == _op.ATTR_HIDDEN_ACTIVATION
-    assert int(re.search(r"constexpr int kMlpOpSinceVersion = (\d+);", mlp).group(1)) == _op.MLP_SINCE_VERSION
-    slots = re.search(r"enum MlpInput : int \{([^}]*)\}", mlp).group(1)
-    assert [int(v) for v in re.findall(r"= (\d+)", slots)] == list(range(len(_op.MLP_INPUTS)))
     params = (ROOT / "plugins/include/turbofno/params.h").read_text()
     enum = re.search(r"enum class Activation : int32_t \{([^}]*)\}", params).group(1)
     values = {name: int(v) for name, v in re.findall(r"k(\w+) = (\d+)", enum)}

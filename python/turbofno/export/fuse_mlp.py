@@ -205,7 +205,7 @@ def ort_evaluate(providers: Sequence[str] = ("CPUExecutionProvider",)) -> Callab
             [onnx.helper.make_tensor_value_info(k, onnx.TensorProto.FLOAT, None) for k in feeds],
             [onnx.helper.make_tensor_value_info(node.output[0], onnx.TensorProto.FLOAT, None)], initializer=inits)
         model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17),
-                                                             onnx.helper.make_opsetid(_op.DOMAIN, _op.MLP_SINCE_VERSION)])
+                                                             onnx.helper.make_opsetid(_op.DOMAIN, _op.MLP_OPSET_VERSION)])
         model.ir_version = 10
         sess = make_session(model.SerializeToString(), providers=list(providers), log_severity_level=3)
         return sess.run(None, feeds)[0]
@@ -306,10 +306,10 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
     have = False
     for o in proto.opset_import:
         if o.domain == _op.DOMAIN:
-            o.version = max(o.version, _op.MLP_SINCE_VERSION)
+            o.version = max(o.version, _op.MLP_OPSET_VERSION)
             have = True
     if not have:
-        proto.opset_import.append(__import__("onnx").helper.make_opsetid(_op.DOMAIN, _op.MLP_SINCE_VERSION))
+        proto.opset_import.append(__import__("onnx").helper.make_opsetid(_op.DOMAIN, _op.MLP_OPSET_VERSION))
     return fused, notes
 
 
