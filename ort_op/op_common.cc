@@ -74,70 +74,12 @@ OrtStatus* readIntsAttr(const OrtKernelInfo* info, const NodeState& node, const 
     return nullptr;
 }
 
-OrtStatus* readIntAttr(const OrtKernelInfo* info, const NodeState& node, const char* name, int64_t dflt,
-                       int64_t* value) {
-    if (OrtStatus* st = api()->KernelInfoGetAttribute_int64(info, name, value)) {
-        const std::string msg = takeMessage(st);
-        if (isMissingAttribute(msg)) {
-            *value = dflt;
-            return nullptr;
-        }
-        return nodeError(node.name, std::string("attribute '") + name + "' must be an INT: " + msg);
-    }
-    return nullptr;
-}
-
 // int64 attribute -> the int32 field of SpectralConvAttrs (TensorRT narrows the same way).
 OrtStatus* narrow(const NodeState& node, const std::string& what, int64_t v, int32_t* out) {
     if (v < INT32_MIN || v > INT32_MAX) {
         return nodeError(node.name, what + " = " + std::to_string(v) + " is out of the int32 range");
     }
     *out = static_cast<int32_t>(v);
-    return nullptr;
-}
-
-const char* dtypeName(ONNXTensorElementDataType t) {
-    switch (t) {
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return "float32";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return "float64";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return "int32";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return "int64";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return "int8";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return "uint8";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return "bool";
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
-        default: return "an unsupported type";
-    }
-}
-
-// Shape and element type of one input tensor.
-struct InputDesc {
-    const OrtValue* value = nullptr;
-    ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
-    std::vector<int64_t> dims;
-};
-
-OrtStatus* describeInput(OrtKernelContext* ctx, const NodeState& node, size_t index, const char* name,
-                         InputDesc* desc) {
-    if (OrtStatus* st = api()->KernelContext_GetInput(ctx, index, &desc->value)) {
-        return nodeError(node.name, std::string("cannot read input '") + name + "': " + takeMessage(st));
-    }
-    if (!desc->value) return nullptr;  // omitted optional input
-    int isTensor = 0;
-    if (OrtStatus* st = api()->IsTensor(desc->value, &isTensor)) return nodeError(node.name, takeMessage(st));
-    if (!isTensor) return nodeError(node.name, std::string("input '") + name + "' must be a tensor");
-    TypeShapeGuard info;
-    if (OrtStatus* st = api()->GetTensorTypeAndShape(desc->value, &info.p)) return nodeError(node.name, takeMessage(st));
-    size_t rank = 0;
-    OrtStatus* st = api()->GetTensorElementType(info.p, &desc->type);
-    if (!st) st = api()->GetDimensionsCount(info.p, &rank);
-    if (!st) {
-        desc->dims.assign(rank, 0);
-        if (rank) st = api()->GetDimensions(info.p, desc->dims.data(), rank);
-    }
-    if (st) return nodeError(node.name, std::string("input '") + name + "': " + takeMessage(st));
     return nullptr;
 }
 
@@ -276,16 +218,17 @@ void setApi(const OrtApi* a, uint32_t version) {
     gApi.store(a, std::memory_order_release);
 }
 
-OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code) {
-    const std::string msg = std::string(core::kOpType) + " node '" + node + "': " + problem;
+OrtStatus* opError(const char* opType, const std::string& node, const std::string& problem, OrtErrorCode code) {
+    const std::string msg = std::string(opType) + " node '" + node + "': " + problem;
     return api()->CreateStatus(code, msg.c_str());
 }
 
-OrtStatus* nodeError(const std::string& node, const std::string& problem) {
-    return nodeError(node, problem, ORT_INVALID_ARGUMENT);
+OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code) {
+    return opError(core::kOpType, node, problem, code);
 }
 
-OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
+std::string readNodeName(const OrtKernelInfo* info) {
+    std::string name;
     size_t size = 0;
     if (OrtStatus* st = api()->KernelInfo_GetNodeName(info, nullptr, &size)) {
         api()->ReleaseStatus(st);
@@ -294,18 +237,80 @@ OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
         if (OrtStatus* st2 = api()->KernelInfo_GetNodeName(info, buf.data(), &size)) {
             api()->ReleaseStatus(st2);
         } else {
-            node->name.assign(buf.data(), strnlen(buf.data(), buf.size()));
+            name.assign(buf.data(), strnlen(buf.data(), buf.size()));
         }
     }
+    return name;
+}
+
+const char* dtypeName(ONNXTensorElementDataType t) {
+    switch (t) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return "float32";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return "float64";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return "int32";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return "int64";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return "int8";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return "uint8";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return "bool";
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
+        default: return "an unsupported type";
+    }
+}
+
+OrtStatus* readIntAttribute(const OrtKernelInfo* info, const char* opType, const std::string& nodeName, const char* name,
+                            int64_t dflt, int64_t* value) {
+    if (OrtStatus* st = api()->KernelInfoGetAttribute_int64(info, name, value)) {
+        const std::string msg = takeMessage(st);
+        if (isMissingAttribute(msg)) {
+            *value = dflt;
+            return nullptr;
+        }
+        return opError(opType, nodeName, std::string("attribute '") + name + "' must be an INT: " + msg);
+    }
+    return nullptr;
+}
+
+OrtStatus* describeInput(OrtKernelContext* ctx, const char* opType, const std::string& nodeName, size_t index,
+                         const char* name, InputDesc* desc) {
+    if (OrtStatus* st = api()->KernelContext_GetInput(ctx, index, &desc->value)) {
+        return opError(opType, nodeName, std::string("cannot read input '") + name + "': " + takeMessage(st));
+    }
+    if (!desc->value) return nullptr;  // omitted optional input
+    int isTensor = 0;
+    if (OrtStatus* st = api()->IsTensor(desc->value, &isTensor)) return opError(opType, nodeName, takeMessage(st));
+    if (!isTensor) return opError(opType, nodeName, std::string("input '") + name + "' must be a tensor");
+    TypeShapeGuard info;
+    if (OrtStatus* st = api()->GetTensorTypeAndShape(desc->value, &info.p)) return opError(opType, nodeName, takeMessage(st));
+    size_t rank = 0;
+    OrtStatus* st = api()->GetTensorElementType(info.p, &desc->type);
+    if (!st) st = api()->GetDimensionsCount(info.p, &rank);
+    if (!st) {
+        desc->dims.assign(rank, 0);
+        if (rank) st = api()->GetDimensions(info.p, desc->dims.data(), rank);
+    }
+    if (st) return opError(opType, nodeName, std::string("input '") + name + "': " + takeMessage(st));
+    return nullptr;
+}
+
+
+
+OrtStatus* nodeError(const std::string& node, const std::string& problem) {
+    return nodeError(node, problem, ORT_INVALID_ARGUMENT);
+}
+
+OrtStatus* readNode(const OrtKernelInfo* info, NodeState* node) {
+    node->name = readNodeName(info);
 
     std::vector<int64_t> low, high, outSize;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesLow, &low)) return st;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrModesHigh, &high)) return st;
     if (OrtStatus* st = readIntsAttr(info, *node, core::kAttrOutputSize, &outSize, false)) return st;
     int64_t norm = 0, separable = 0, activation = 0;
-    if (OrtStatus* st = readIntAttr(info, *node, core::kAttrNorm, 0, &norm)) return st;
-    if (OrtStatus* st = readIntAttr(info, *node, core::kAttrSeparable, 0, &separable)) return st;
-    if (OrtStatus* st = readIntAttr(info, *node, core::kAttrActivation, 0, &activation)) return st;
+    if (OrtStatus* st = readIntAttribute(info, core::kOpType, node->name, core::kAttrNorm, 0, &norm)) return st;
+    if (OrtStatus* st = readIntAttribute(info, core::kOpType, node->name, core::kAttrSeparable, 0, &separable)) return st;
+    if (OrtStatus* st = readIntAttribute(info, core::kOpType, node->name, core::kAttrActivation, 0, &activation)) return st;
 
     core::SpectralConvAttrs attrs;
     const size_t d = low.size();
@@ -345,13 +350,13 @@ OrtStatus* prepareRun(OrtKernelContext* ctx, const NodeState& node, unsigned sup
         return nodeError(node.name, "expects inputs (x, weight[, bias[, skip_weight]]), got " + std::to_string(count));
     }
     InputDesc x, w, b, sk;
-    if (OrtStatus* st = describeInput(ctx, node, 0, "x", &x)) return st;
-    if (OrtStatus* st = describeInput(ctx, node, 1, "weight", &w)) return st;
+    if (OrtStatus* st = describeInput(ctx, core::kOpType, node.name, 0, "x", &x)) return st;
+    if (OrtStatus* st = describeInput(ctx, core::kOpType, node.name, 1, "weight", &w)) return st;
     if (count >= 3) {
-        if (OrtStatus* st = describeInput(ctx, node, 2, "bias", &b)) return st;
+        if (OrtStatus* st = describeInput(ctx, core::kOpType, node.name, 2, "bias", &b)) return st;
     }
     if (count == 4) {
-        if (OrtStatus* st = describeInput(ctx, node, 3, "skip_weight", &sk)) return st;
+        if (OrtStatus* st = describeInput(ctx, core::kOpType, node.name, 3, "skip_weight", &sk)) return st;
     }
     if (!x.value || !w.value) return nodeError(node.name, "inputs x and weight are required");
 

@@ -38,9 +38,32 @@ struct NodeState {
     core::SpectralConvAttrs attrs;
 };
 
+// Status "<opType> node '<node>': <problem>" (every op's errors look alike).
+OrtStatus* opError(const char* opType, const std::string& node, const std::string& problem,
+                   OrtErrorCode code = ORT_INVALID_ARGUMENT);
+
 // ORT_INVALID_ARGUMENT status "SpectralConv node '<node>': <problem>".
 OrtStatus* nodeError(const std::string& node, const std::string& problem);
 OrtStatus* nodeError(const std::string& node, const std::string& problem, OrtErrorCode code);
+
+// The node's name ("" when ORT has none).
+std::string readNodeName(const OrtKernelInfo* info);
+
+// An optional INT attribute (`dflt` when absent); errors are opError(opType, nodeName, ...).
+OrtStatus* readIntAttribute(const OrtKernelInfo* info, const char* opType, const std::string& nodeName,
+                            const char* name, int64_t dflt, int64_t* value);
+
+// "float32", "float16", ... for messages.
+const char* dtypeName(ONNXTensorElementDataType t);
+
+// Shape and element type of one input tensor (value == nullptr: an omitted optional input).
+struct InputDesc {
+    const OrtValue* value = nullptr;
+    ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    std::vector<int64_t> dims;
+};
+OrtStatus* describeInput(OrtKernelContext* ctx, const char* opType, const std::string& nodeName, size_t index,
+                         const char* name, InputDesc* desc);
 
 // Reads the node name and the attributes modes_low, modes_high, norm, separable, activation from
 // `info` and runs core::validateAttrs.

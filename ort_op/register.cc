@@ -1,5 +1,5 @@
-// The library's one exported symbol: RegisterCustomOps adds the SpectralConv ops (CPU, and CUDA when
-// built) to the custom-op domain ai.turbofno of a session. Requests ORT C API version 18 where the
+// The library's one exported symbol: RegisterCustomOps adds the SpectralConv and PointwiseMLP ops (CPU,
+// and CUDA when built) to the custom-op domain ai.turbofno of a session. Requests ORT C API version 18 where the
 // runtime has it, else kOrtApiVersion (17): ONNX Runtime >= 1.17 is supported; older runtimes get a
 // clear error.
 #include <mutex>
@@ -8,6 +8,7 @@
 
 #include <onnxruntime_c_api.h>
 
+#include "mlp_common.h"
 #include "op_common.h"
 #include "op_cpu.h"
 #ifdef TURBOFNO_WITH_CUDA
@@ -26,6 +27,7 @@ OrtStatus* sharedDomain(const OrtApi* api, OrtCustomOpDomain** out) {
         using turbofno::core::kOpDomain;
         if ((error = api->CreateCustomOpDomain(kOpDomain, &domain))) return;
         std::vector<const OrtCustomOp*> ops = turbofno::ort::cpuCustomOps();
+        for (const OrtCustomOp* op : turbofno::ort::mlpCpuCustomOps()) ops.push_back(op);
 #ifdef TURBOFNO_WITH_CUDA
         for (const OrtCustomOp* op : turbofno::ort::cudaCustomOps()) {
             // An op whose weight is dynamically typed (fillCommonOp only) is registered once per CUDA
@@ -40,6 +42,7 @@ OrtStatus* sharedDomain(const OrtApi* api, OrtCustomOpDomain** out) {
                 ops.push_back(typed);
             }
         }
+        for (const OrtCustomOp* op : turbofno::ort::mlpCudaCustomOps()) ops.push_back(op);  // typed already
 #endif
         for (const OrtCustomOp* op : ops) {
             if ((error = api->CustomOpDomain_Add(domain, const_cast<OrtCustomOp*>(op)))) return;

@@ -14,6 +14,7 @@ set(TURBOFNO_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_avx512.cpp
   ${CMAKE_CURRENT_LIST_DIR}/skip_avx512.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pointwise_mlp.cpp
 )
 # The activations (activation.h) are branch-free selects that GCC if-converts into vector blends only
 # when it may assume FP operations do not trap (AVX-512 masks work either way; AVX2 and SSE need
