@@ -468,3 +468,109 @@ def test_bundled_models(name, tmp_path):
     assert count_nodes(fused_proto).get("::Conv", 0) == 0
     x2 = np.random.default_rng(1).standard_normal((2, *x.shape[1:])).astype(np.float32)
     assert rel_l2(_evaluator(fused_proto).run(None, {name_in: x2})[0], _ort(proto, {name_in: x2})) <= TOL
+
+
+# --- nn.Linear heads on channels-last data (classic Li et al., PhysicsNeMo-style decoder) ---------
+
+class _PointsDecoder(torch.nn.Module):
+    """A PhysicsNeMo-style FNO: spectral layer, then the grid as points [N*H*W, C] through a Linear-SiLU-Linear
+    decoder, back to [N, Cout, H, W] (written here from the description, not PhysicsNeMo's code)."""
+
+    def __init__(self, width=8, hidden=16, out=2):
+        super().__init__()
+        import test_export_classic as classic
+
+        self.lift = torch.nn.Conv2d(1, width, 1)
+        self.conv = classic.SpectralConv2d(width, width, 4, 4)
+        self.fc1, self.fc2 = torch.nn.Linear(width, hidden), torch.nn.Linear(hidden, out)
+
+    def forward(self, x):
+        y = self.conv(self.lift(x))
+        n, c, h, w = y.shape
+        points = y.permute(0, 2, 3, 1).reshape(-1, c)
+        out = self.fc2(F.silu(self.fc1(points)))
+        return out.reshape(n, h, w, -1).permute(0, 3, 1, 2)
+
+
+def _classic():
+    import test_export_classic as classic
+
+    return classic.FNO2d(4, 4, 8), (1, 16, 16, 1)
+
+
+LINEAR_CASES = {
+    # fc1 / fc2 after permute(0, 2, 3, 1): PointwiseMLP on the channels-first tensor, then the Transpose
+    "classic-fno2d": (_classic, ["Transpose", "MatMul", "Add", "Gelu", "MatMul", "Add"], 1),
+    # [P, C] points: channels last is channels on axis 1, no Transpose needed
+    "points-decoder": (lambda: (_PointsDecoder(), (1, 1, 12, 12)), None, 1),
+}
+
+
+@pytest.mark.parametrize("case", list(LINEAR_CASES))
+def test_linear_head_against_reference(case, tmp_path):
+    from turbofno.export import export
+
+    factory, folded, n = LINEAR_CASES[case]
+    torch.manual_seed(0)
+    model, shape = factory()
+    model = model.eval()
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(2))
+    export(model, x, tmp_path / "m.onnx", verbose=False, rtol=TOL, fuse_mlp=False)
+    proto = onnx.load(str(tmp_path / "m.onnx"))
+    fused_proto = copy.deepcopy(proto)
+    name = proto.graph.input[0].name
+    fused, notes = fuse_mlp.fuse(fused_proto, {name: x.numpy()}, evaluate=fuse_mlp.reference_evaluate)
+    assert notes == [] and len(fused) == n and all(f.layout == "channels-last" for f in fused), (fused, notes)
+    if folded:
+        assert fused[0].folded == folded
+    onnx.checker.check_model(fused_proto)
+    x2 = np.random.default_rng(4).standard_normal((2, *shape[1:])).astype(np.float32)
+    assert rel_l2(_evaluator(fused_proto).run(None, {name: x2})[0], _ort(proto, {name: x2})) <= TOL
+
+
+@requires_mlp_op
+@pytest.mark.parametrize("case", list(LINEAR_CASES))
+def test_linear_head_in_ort(case, tmp_path):
+    factory, _, n = LINEAR_CASES[case]
+    torch.manual_seed(0)
+    model, shape = factory()
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(2))
+    n_spectral = 3 if case.startswith("classic") else 1
+    report = export_and_check(model.eval(), x, tmp_path / "m.onnx", n_spectral=n_spectral)
+    assert report.mlp_nodes == n and "channels-last" in report.summary()
+
+
+def test_gemm_mlp_on_points(rng):
+    """Gemm (transB) layers on a rank-2 [P, C] tensor: fused without a Transpose."""
+    inits = {"w1": rng.standard_normal((CH, C)).astype(np.float32), "b1": rng.standard_normal(CH).astype(np.float32),
+             "w2": rng.standard_normal((CH, 3)).astype(np.float32), "b2": rng.standard_normal(3).astype(np.float32)}
+    nodes = [helper.make_node("Gemm", ["p", "w1", "b1"], ["t0"], transB=1), helper.make_node("Tanh", ["t0"], ["t1"]),
+             helper.make_node("Gemm", ["t1", "w2", "b2"], ["y"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("p", TensorProto.FLOAT, ["P", C])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 10
+    feeds = {"p": rng.standard_normal((7, C)).astype(np.float32)}
+    fused_model = copy.deepcopy(model)
+    fused, notes = fuse_mlp.fuse(fused_model, feeds, evaluate=fuse_mlp.reference_evaluate)
+    assert notes == [] and [(f.channels, f.hidden_activation) for f in fused] == [((C, CH, 3), "tanh")]
+    assert [n.op_type for n in fused_model.graph.node] == [_op.MLP_OP_TYPE]
+    assert {o.domain: o.version for o in fused_model.opset_import}[_op.DOMAIN] == _op.MLP_OPSET_VERSION
+    assert rel_l2(_evaluator(fused_model).run(None, feeds)[0], _ort(model, feeds)) <= TOL
+
+
+def test_matmul_mlp_on_rank3_without_transpose_is_not_fused(rng):
+    """MatMul layers on [N, S, C] with no Transpose in front: channels are not on axis 1, nothing fused."""
+    inits = {"w1": rng.standard_normal((C, CH)).astype(np.float32), "w2": rng.standard_normal((CH, C)).astype(np.float32)}
+    nodes = [helper.make_node("MatMul", ["x3", "w1"], ["t0"]), helper.make_node("Relu", ["t0"], ["t1"]),
+             helper.make_node("MatMul", ["t1", "w2"], ["y"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x3", TensorProto.FLOAT, ["N", 5, C])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 10
+    before = count_nodes(model)
+    fused, notes = fuse_mlp.fuse(model, {"x3": rng.standard_normal((2, 5, C)).astype(np.float32)},
+                                 evaluate=fuse_mlp.reference_evaluate)
+    assert fused == [] and "channels-last MLP on a rank-3 tensor" in notes[0] and count_nodes(model) == before

@@ -325,8 +325,8 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
 
 def splice(proto, g: _Graph, items) -> None:
     """Replaces matched subgraphs in place. items: (nodes, side_nodes, new_node, new_initializers):
-    `nodes` are removed and `new_node` takes the place of the last of them (all its inputs exist by
-    then); `side_nodes` (listed consumer first) are removed too when nothing but removed nodes reads
+    `nodes` are removed and `new_node` (a node or a list of nodes) takes the place of the last of them
+    (all its inputs exist by then); `side_nodes` (listed consumer first) are removed too when nothing but removed nodes reads
     them. Initializers and Constant nodes nothing reads any more go as well."""
     drop = {id(n) for nodes, _, _, _ in items for n in nodes}
     for _, side, _, _ in items:
@@ -341,7 +341,7 @@ def splice(proto, g: _Graph, items) -> None:
         if id(n) not in drop:
             new_nodes.append(n)
         if i in last_of:
-            new_nodes.append(last_of[i])
+            new_nodes.extend(last_of[i] if isinstance(last_of[i], list) else [last_of[i]])
     del proto.graph.node[:]
     proto.graph.node.extend(new_nodes)
     for _, _, _, inits in items:

@@ -34,7 +34,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from turbofno import _op
-from turbofno.export.fuse import _PASS_THROUGH, _Graph, exposed_values, match_activation, per_channel, \
+from turbofno.export.fuse import _PASS_THROUGH, _attr, _Graph, exposed_values, match_activation, per_channel, \
     pointwise_conv, splice
 
 
@@ -47,6 +47,7 @@ class FusedMLP:
     activation: str             # _op.ACTIVATIONS key
     folded: list = field(default_factory=list)   # op types folded into the node, graph order
     layer_rel_err: float = float("nan")
+    layout: str = "channels-first"  # "channels-last": nn.Linear layers (a Transpose follows the node if one preceded)
 
 
 @dataclass
@@ -64,6 +65,8 @@ class _Candidate:
     residual: Optional[str] = None      # tensor name of R
     gate: Optional[np.ndarray] = None   # the Mul's constant as found (checked per channel against R's rank)
     activation: int = 0
+    perm: Optional[list] = None         # channels-last MLP: the Transpose that moved channels last (redone after)
+    channels_last: bool = False         # MatMul / Gemm layers: channels on the last axis
 
     @property
     def residual_kind(self) -> str:
@@ -105,29 +108,84 @@ def _pass_through_forward(g: _Graph, name: str, limit: int) -> list:
     return chain
 
 
-def _match(g: _Graph, conv1, taken: set) -> Optional[_Candidate]:
-    first = _conv(g, conv1)
+def _linear(g: _Graph, node):
+    """One pointwise linear layer starting at `node`: (weight [Cout, Cin], bias or None, folded nodes,
+    output name, data input name, kind) with kind ("conv", spatial rank) for a 1x1 Conv (channels on
+    axis 1) or ("linear", None) for MatMul(t, W[Cin, Cout]) [+ Add(b[Cout])] / Gemm (channels on the last
+    axis: nn.Linear); None for anything else."""
+    if node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+        return None
+    if node.op_type == "Conv":
+        m = _conv(g, node)
+        return None if m is None else (m[0], m[1], [node], node.output[0], node.input[0], ("conv", m[2]))
+    if node.op_type == "Gemm":
+        a = {k: _attr(node, k, d) for k, d in (("alpha", 1.0), ("beta", 1.0), ("transA", 0), ("transB", 0))}
+        w = g.const(node.input[1]) if len(node.input) > 1 else None
+        if a["alpha"] != 1.0 or a["beta"] != 1.0 or a["transA"] or w is None or w.dtype != np.float32 \
+                or w.ndim != 2 or g.const(node.input[0]) is not None:
+            return None
+        w = w if a["transB"] else w.T
+        b = g.const(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+        if len(node.input) > 2 and node.input[2] and (b is None or b.dtype != np.float32 or b.size != w.shape[0]
+                                                      or b.ndim > 1):
+            return None
+        return w, None if b is None else b.reshape(-1), [node], node.output[0], node.input[0], ("linear", None)
+    if node.op_type != "MatMul" or len(node.input) != 2:
+        return None
+    w = g.const(node.input[1])
+    if w is None or w.dtype != np.float32 or w.ndim != 2 or g.const(node.input[0]) is not None:
+        return None
+    w, nodes, out, b = w.T, [node], node.output[0], None
+    add = g.only_consumer(out)
+    if add is not None and add.op_type == "Add" and len(add.input) == 2 and add.domain in ("", "ai.onnx"):
+        bias = g.const(add.input[1] if add.input[0] == out else add.input[0])
+        if bias is not None and bias.dtype == np.float32 and bias.ndim == 1 and bias.shape[0] == w.shape[0]:
+            b, out = bias, add.output[0]
+            nodes.append(add)
+    return w, b, nodes, out, node.input[0], ("linear", None)
+
+
+def _transpose_to_last(node) -> Optional[list]:
+    """perm of a Transpose that moves axis 1 last ([0, 2, .., r-1, 1], r >= 3), else None."""
+    if node is None or node.op_type != "Transpose" or node.domain not in ("", "ai.onnx"):
+        return None
+    perm = list(_attr(node, "perm", []) or [])
+    return perm if len(perm) >= 3 and perm == [0, *range(2, len(perm)), 1] else None
+
+
+def _match(g: _Graph, first_node, taken: set) -> Optional[_Candidate]:
+    first = _linear(g, first_node)
     if first is None:
         return None
-    w1, b1, rank1 = first
-    hact, act_nodes, h = match_activation(g, conv1.output[0])
+    w1, b1, nodes1, t1, x, kind = first
+    hact, act_nodes, h = match_activation(g, t1)
     if not act_nodes:
-        return None  # two Convs in a row (no activation) are not this pattern
-    conv2 = g.only_consumer(h)
-    if conv2 is None or conv2.op_type != "Conv" or conv2.input[0] != h:
+        return None  # two linear layers in a row (no activation) are not this pattern
+    second_node = g.only_consumer(h)
+    second = None if second_node is None else _linear(g, second_node)
+    if second is None or second[5] != kind or second[4] != h or second[0].shape[1] != w1.shape[0]:
         return None
-    second = _conv(g, conv2)
-    if second is None or second[2] != rank1 or second[0].shape[1] != w1.shape[0]:
-        return None
-    w2, b2, _ = second
+    w2, b2, nodes2, y, _, _ = second
+    name = first_node.name or first_node.output[0]
+    if kind[0] == "linear":  # nn.Linear on channels-last data: a Transpose in front, or rank 2 ([P, C])
+        tr = g.producer.get(x)
+        perm = _transpose_to_last(tr)
+        nodes = [*nodes1, *act_nodes, *nodes2]
+        c = _Candidate(name=name, x=tr.input[0] if perm else x, out=y, nodes=nodes, side_nodes=[tr] if perm else [],
+                       w1=w1, b1=b1, w2=w2, b2=b2, hidden_activation=hact, perm=perm, channels_last=True)
+        act, out_act, c.out = match_activation(g, y)
+        if out_act:
+            c.activation = act
+            nodes.extend(out_act)
+        return None if any(id(n) in taken for n in nodes) else c
     # flatten / unflatten pairs around the Convs (neuraloperator's ChannelMLP on 2D / 3D data)
-    back = _pass_through_back(g, conv1.input[0])
-    fwd = _pass_through_forward(g, conv2.output[0], len(back))
+    back = _pass_through_back(g, x)
+    fwd = _pass_through_forward(g, y, len(back))
     back = back[:len(fwd)]
-    x = back[-1].input[0] if back else conv1.input[0]
-    nodes = [conv1, *act_nodes, conv2, *fwd]
+    x = back[-1].input[0] if back else x
+    nodes = [*nodes1, *act_nodes, *nodes2, *fwd]
     y = nodes[-1].output[0]
-    c = _Candidate(name=conv1.name or conv1.output[0], x=x, out=y, nodes=nodes, side_nodes=back, w1=w1, b1=b1,
+    c = _Candidate(name=name, x=x, out=y, nodes=nodes, side_nodes=back, w1=w1, b1=b1,
                    w2=w2, b2=b2, hidden_activation=hact)
     add = g.only_consumer(y)
     if add is not None and add.op_type == "Add" and len(add.input) == 2 and add.domain in ("", "ai.onnx") \
@@ -160,7 +218,7 @@ def find_candidates(proto) -> list[_Candidate]:
     g = _Graph(proto.graph)
     found, taken = [], set()
     for node in proto.graph.node:
-        if node.op_type != "Conv" or id(node) in taken:
+        if node.op_type not in ("Conv", "MatMul", "Gemm") or id(node) in taken:
             continue
         c = _match(g, node, taken)
         if c is None:
@@ -172,7 +230,8 @@ def find_candidates(proto) -> list[_Candidate]:
 
 def _fused_node(c: _Candidate, gate: Optional[np.ndarray], unique: str):
     """The PointwiseMLP NodeProto and its new initializers. Both biases are always inputs (zeros when
-    the Conv had none: TensorRT's inputs are positional); R and G are left out at the end when absent."""
+    the Conv had none: TensorRT's inputs are positional); R and G are left out at the end when absent.
+    A channels-last MLP behind a Transpose writes a channels-first tensor (_transpose_back follows)."""
     from onnx import helper, numpy_helper
 
     from turbofno.reference import mlp_node_attributes
@@ -188,9 +247,17 @@ def _fused_node(c: _Candidate, gate: Optional[np.ndarray], unique: str):
         if gate is not None:
             inits.append(numpy_helper.from_array(np.ascontiguousarray(gate, dtype=np.float32), f"{unique}.gate"))
             inputs.append(f"{unique}.gate")
-    node = helper.make_node(_op.MLP_OP_TYPE, inputs, [c.out], name=unique, domain=_op.DOMAIN,
+    out = f"{unique}.channels_first" if c.perm else c.out
+    node = helper.make_node(_op.MLP_OP_TYPE, inputs, [out], name=unique, domain=_op.DOMAIN,
                             **mlp_node_attributes(c.hidden_activation, c.activation))
     return node, inits
+
+
+def _transpose_back(c: _Candidate, node):
+    """The Transpose that gives a channels-last MLP's consumers the layout they read."""
+    from onnx import helper
+
+    return helper.make_node("Transpose", [node.output[0]], [c.out], name=f"{node.name}.to_channels_last", perm=c.perm)
 
 
 def ort_evaluate(providers: Sequence[str] = ("CPUExecutionProvider",)) -> Callable:
@@ -259,6 +326,14 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
         used_names.add(unique)
         x, ref = values[c.x], values[c.out]
         cout = c.w2.shape[0]
+        if c.channels_last:  # compare in the op's layout: channels on axis 1
+            rank = len(c.perm) if c.perm else 2
+            if x.ndim != rank or ref.ndim != rank:
+                notes.append(f"{c.name}: a channels-last MLP on a rank-{x.ndim} tensor without a Transpose that moves "
+                             f"the channels last (only rank 2 [P, C] needs none); kept unfused")
+                continue
+            if c.perm:
+                ref = np.transpose(ref, np.argsort(c.perm))
         want = (x.shape[0], cout, *x.shape[2:]) if x.ndim >= 2 else None
         if want is None or x.shape[1] != c.w1.shape[1] or ref.shape != want:
             notes.append(f"{c.name}: input {list(x.shape)} / output {list(ref.shape)} are not [N, C, *S] with the same "
@@ -293,12 +368,12 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
             notes.append(f"{c.name}: fused MLP differs from the unfused graph (rel L2 {err:.3g} > {layer_rtol:g}); "
                          "kept unfused")
             continue
-        replace.append((c, node, inits))
+        replace.append((c, [node, _transpose_back(c, node)] if c.perm else node, inits))
         fused.append(FusedMLP(node=unique, channels=(c.w1.shape[1], c.w1.shape[0], cout),
                               hidden_activation=_op.ACTIVATION_NAMES[c.hidden_activation], residual=c.residual_kind,
                               activation=_op.ACTIVATION_NAMES[c.activation],
                               folded=[n.op_type for n in reversed(c.side_nodes)] + [n.op_type for n in c.nodes],
-                              layer_rel_err=err))
+                              layer_rel_err=err, layout="channels-last" if c.channels_last else "channels-first"))
     if not replace:
         return fused, notes
     splice(proto, g, [(c.nodes, c.side_nodes, node, inits) for c, node, inits in replace])

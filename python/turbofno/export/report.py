@@ -68,7 +68,8 @@ class ExportReport:
             lines.append(f"  fused {len(self.mlp_fused)} pointwise MLP(s) into PointwiseMLP nodes (ai.turbofno opset 2):")
             for f in self.mlp_fused:
                 lines.append(f"    {f.node}: channels {'->'.join(str(c) for c in f.channels)} hidden={f.hidden_activation} "
-                             f"residual={f.residual} activation={f.activation} folded {'+'.join(f.folded)} "
+                             f"residual={f.residual} activation={f.activation} folded {'+'.join(f.folded)}"
+                             + (" (nn.Linear layers on channels-last data)" if f.layout == "channels-last" else "") + " "
                              f"(check rel err {f.layer_rel_err:.2g})")
             for note in self.mlp_notes:
                 lines.append(f"    not fused: {note}")
