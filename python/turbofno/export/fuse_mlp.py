@@ -14,9 +14,13 @@ result keep the unflattened layout), hact and act Gelu (exact or tanh), Relu, Ta
 Mul(v, Sigmoid(v)) (SiLU), R any non-constant tensor and G a constant per-channel factor
 ([1, C, 1, ..]: neuraloperator's soft-gating skip). Covered: neuraloperator FNO / TFNO blocks
 (channel_mlp + soft-gating / identity / linear channel_mlp_skip + the block's activation), their
-lifting and projection ChannelMLPs. Not covered: MLPs written as Linear on channels-last tensors
-(classic Li et al. fc1 / fc2 head, PhysicsNeMo's FullyConnected decoder): they export as
-Transpose + MatMul + Add, not as 1x1 Convs.
+lifting and projection ChannelMLPs.
+
+nn.Linear MLPs on channels-last data (MatMul(t, W[Cin, Cout]) [+ Add(b)] or Gemm layers) fold too,
+without a residual: behind a Transpose that moves the channels last (perm [0, 2, .., r-1, 1]: the
+classic Li et al. fc1 / fc2 head after permute(0, 2, 3, 1)) the node reads the Transpose's input and
+the same Transpose is applied to its output (6 nodes -> 2); on a rank-2 tensor [P, C] (points, as
+a PhysicsNeMo-style decoder after grid_to_points) channels last is channels on axis 1, no Transpose.
 
 Like the SpectralConv fusion, a match is structural first (constant float32 weights, kernel 1, no
 padding / stride / dilation / groups, every folded intermediate read only by the next folded node),
@@ -390,9 +394,12 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
 
 def drop_dead_nodes(proto) -> int:
     """Removes default-domain nodes whose outputs nobody reads (the shape arithmetic that fed the folded
-    Reshapes), repeatedly; returns how many."""
+    Reshapes), repeatedly; returns how many. Nothing when a node has a subgraph (If / Loop / Scan),
+    whose body may read outer names."""
     g = proto.graph
     removed = 0
+    if any(a.type in (5, 10) for n in g.node for a in n.attribute):  # GRAPH / GRAPHS: outer names read inside
+        return 0
     while True:
         used = {i for n in g.node for i in n.input} | {o.name for o in g.output}
         dead = [n for n in g.node if n.domain in ("", "ai.onnx") and not (set(n.output) & used)]

@@ -74,7 +74,7 @@ class ExportReport:
             for note in self.mlp_notes:
                 lines.append(f"    not fused: {note}")
         else:
-            lines.append("  no pointwise MLP (1x1 Conv, activation, 1x1 Conv) to fuse")
+            lines.append("  no pointwise MLP (two 1x1 Conv or Linear layers with an activation between) to fuse")
         if self.conv1x1_as_matmul:
             lines.append(f"  {self.conv1x1_as_matmul} pointwise Conv1d node(s) written as MatMul + Add")
         if self.conv1x1_note:
