@@ -162,6 +162,8 @@ def _match(g: _Graph, first_node, taken: set) -> Optional[_Candidate]:
     if first is None:
         return None
     w1, b1, nodes1, t1, x, kind = first
+    if g.const(x) is not None:
+        return None  # an MLP of a constant is constant folding's business, not a kernel's
     hact, act_nodes, h = match_activation(g, t1)
     if not act_nodes:
         return None  # two linear layers in a row (no activation) are not this pattern
