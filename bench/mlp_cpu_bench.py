@@ -1,8 +1,9 @@
 """PointwiseMLP (one fused node) vs the unfused ONNX chain it replaces, ONNX Runtime CPU EP.
 
 Chain (what exporters emit for neuraloperator's ChannelMLP + soft-gating skip):
-    Gelu(Add(Mul(g, r), Conv1x1(Gelu(Conv1x1(x, W1, b1)), W2, b2)))   (ONNX Conv with bias, opset-20 Gelu)
-Fused:  PointwiseMLP(x, W1, b1, W2, b2, r, g, hidden_activation=gelu, activation=gelu).
+    Gelu(Add(Mul(g, r), Conv1x1(Gelu(Conv1x1(x, W1, b1)), W2, b2)))   (ONNX Conv with bias, opset-20 Gelu;
+    --activation relu: Relu instead, to separate the products from the GELU cost)
+Fused:  PointwiseMLP(x, W1, b1, W2, b2, r, g, hidden_activation=act, activation=act).
 Same weights and feeds; each graph in its own session with identical options (ORT's full graph
 optimisations on, so the chain gets whatever fusions ORT does), runs alternating; both outputs are
 first checked against the float64 reference. Reports the median (and min) time per run.
@@ -23,7 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 
 
-def chain_model(t, x_shape):
+ACT_OPS = {1: "Gelu", 3: "Relu"}  # activation value -> ONNX op of the chain
+
+
+def chain_model(t, x_shape, act_op="Gelu"):
     from onnx import TensorProto, helper, numpy_helper
 
     cout, ch = t["w2"].shape
@@ -34,11 +38,11 @@ def chain_model(t, x_shape):
              numpy_helper.from_array(t["b2"], "B2"),
              numpy_helper.from_array(t["gate"].reshape(cout, *spatial_ones), "G")]
     nodes = [helper.make_node("Conv", ["x", "W1", "B1"], ["h0"]),
-             helper.make_node("Gelu", ["h0"], ["h"]),
+             helper.make_node(act_op, ["h0"], ["h"]),
              helper.make_node("Conv", ["h", "W2", "B2"], ["o"]),
              helper.make_node("Mul", ["G", "residual"], ["gr"]),
              helper.make_node("Add", ["o", "gr"], ["s"]),
-             helper.make_node("Gelu", ["s"], ["y"])]
+             helper.make_node(act_op, ["s"], ["y"])]
     graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape),
                                                helper.make_tensor_value_info("residual", TensorProto.FLOAT,
                                                                              [x_shape[0], cout, *x_shape[2:]])],
@@ -57,7 +61,7 @@ def make_session(model, lib, threads):
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
-def bench(spatial, cin, ch, cout, threads, reps, lib):
+def bench(spatial, cin, ch, cout, threads, reps, lib, act=1):
     from test_pointwise_mlp import make_mlp_model, mlp_reference, random_tensors
 
     rng = np.random.default_rng(0)
@@ -65,11 +69,11 @@ def bench(spatial, cin, ch, cout, threads, reps, lib):
     x_shape = list(t["x"].shape)
     feeds = {"x": t["x"], "residual": t["residual"]}
     ref = mlp_reference(*(t[n] for n in ("x", "w1", "b1", "w2", "b2", "residual", "gate")),
-                        hidden_activation=1, activation=1)
+                        hidden_activation=act, activation=act)
     sessions = {
         "fused": make_session(make_mlp_model(t, x_shape=x_shape, residual_shape=list(t["residual"].shape),
-                                             hidden_activation=1, activation=1), lib, threads),
-        "chain": make_session(chain_model(t, x_shape), lib, threads),
+                                             hidden_activation=act, activation=act), lib, threads),
+        "chain": make_session(chain_model(t, x_shape, ACT_OPS[act]), lib, threads),
     }
     for name, sess in sessions.items():
         y = sess.run(None, feeds)[0]
@@ -93,13 +97,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--activation", choices=["gelu", "relu"], default="gelu",
+                    help="both activations (the chain uses ONNX Gelu / Relu)")
     args = ap.parse_args(argv)
     lib = turbofno.get_library_path("ort")
-    print(f"threads={args.threads}, median (min) ms of {args.reps} runs each, alternating")
+    act = {"gelu": 1, "relu": 3}[args.activation]
+    print(f"activation={args.activation}, threads={args.threads}, median (min) ms of {args.reps} runs each, alternating")
     print("| shape (N=1) | fused PointwiseMLP | unfused chain | chain / fused |")
     print("|---|---|---|---|")
     for spatial, label in (((64, 64), "C=64, Ch=32, P=64x64"), ((256,), "C=64, Ch=32, P=256")):
-        r = bench(spatial, 64, 32, 64, args.threads, args.reps, lib)
+        r = bench(spatial, 64, 32, 64, args.threads, args.reps, lib, act)
         (fm, fmin), (cm, cmin) = r["fused"], r["chain"]
         print(f"| {label} | {fm:.3f} ({fmin:.3f}) | {cm:.3f} ({cmin:.3f}) | {cm / fm:.2f}x |")
     return 0

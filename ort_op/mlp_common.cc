@@ -97,11 +97,10 @@ OrtStatus* readActivation(const OrtKernelInfo* info, const MlpNodeState& node, c
                           core::Activation* out) {
     int64_t v = dflt;
     if (OrtStatus* st = readIntAttribute(info, core::kMlpOpType, node.name, attr, dflt, &v)) return st;
-    // Out-of-int32 values become an invalid enum value, which validateMlpAttrs then reports.
-    *out = static_cast<core::Activation>(v < INT32_MIN || v > INT32_MAX ? int64_t{-1} : v);
     if (v < INT32_MIN || v > INT32_MAX) {
         return mlpError(node.name, std::string(attr) + " = " + std::to_string(v) + " is out of the int32 range");
     }
+    *out = static_cast<core::Activation>(v);  // range: core::validateMlpAttrs
     return nullptr;
 }
 

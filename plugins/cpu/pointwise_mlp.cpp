@@ -117,6 +117,8 @@ __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t t
     float* rb = ob + MR * kBlock;                           // [kBlock] converted residual row
 
     // x tile, zero-padded past `count` so the tiles need no masks (padded columns are never stored).
+    // Copied even for full fp32 blocks: reading x in place (rows P floats apart, e.g. 16 KiB) measured
+    // ~1.5x slower for the whole op at P = 4096, the strided rows alias in L1 (bench/mlp_microbench.cpp).
     const char* x = static_cast<const char*>(p.x) + (n * run.cin * run.points + s0) * esize;
     for (int64_t i = 0; i < run.cin; ++i) {
         float* row = xb + i * kBlock;

@@ -13,6 +13,7 @@
 #include "pdl.cuh"
 #include "plan.h"
 #include "smem_limit.h"
+#include "mixing_flat.cuh"
 
 namespace turbofno {
 namespace cuda {
@@ -207,6 +208,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
 template <typename T>
 cudaError_t launchMixing(const Plan& plan, const float2* specIn, const T* weight, float2* specOut, cudaStream_t stream) {
     const Geometry& g = plan.g;
+    if (g.mixFlatOmWarps) return launchMixingFlat<T>(plan, specIn, weight, specOut, stream);
     const int mixOutPerBlock = kMixOut * g.mixWarps;
     const int64_t mixBlocks = static_cast<int64_t>((g.Kall + 31) / 32) * ((g.Cout + mixOutPerBlock - 1) / mixOutPerBlock) *
                               ((g.N + g.mixBatch - 1) / g.mixBatch);  // mode tiles x output tiles x batch chunks

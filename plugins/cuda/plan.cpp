@@ -21,8 +21,32 @@ size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 
 std::atomic<int> gAlgoOverride{-1};
 std::atomic<int> gMixRingOverride{-1};
+std::atomic<int> gMixFlatOverride{-1};
 std::atomic<int> gPassTcOverride{-1};
 std::atomic<int> gSkipTcOverride{-1};
+
+void planFlatMixing(Geometry& g) {
+    // Small weight tensors (1D layers, Darcy-size 2D layers, small problems): lanes over o * Kall + m
+    // (mixing_flat.cuh). The weights then sit in L2, so re-reading them per batch chunk is cheap, and
+    // the batch chunk, then the warps along om, shrink until the grid has ~kTargetBlocks blocks.
+    const size_t weightBytes = static_cast<size_t>(g.Cin) * g.Cout * g.Kall * 8;
+    const int forced = gMixFlatOverride.load(std::memory_order_relaxed);
+    // Measured at e7c7b40 (tests/gpu/logs/mix_flat_e7c7b40): flat wins with few kept modes (1D layers:
+    // 32x64x256 m17 0.064 -> 0.042 ms per layer) and with few batch items and moderate spectra (1x64x64x64
+    // m6 0.036 -> 0.026); it loses 3-8 % to the tiled kernel with many batch items and >= 84 modes
+    // (32x64x64x64 m6) or very many modes (1x16x96x96x64 m16).
+    const bool fits = weightBytes < kMixFlatMaxWeightBytes && (g.Kall <= 32 || (g.N <= 8 && g.Kall <= 1024));
+    const bool flat = !g.separable && (forced >= 0 ? forced == 1 : fits);
+    g.mixFlatOmWarps = 0;
+    if (!flat) return;
+    const int64_t omCount = static_cast<int64_t>(g.Cout) * g.Kall;
+    auto blocks = [&](int omWarps, int nb) { return int64_t{ceilDiv(omCount, int64_t{32} * omWarps)} * ceilDiv(g.N, nb); };
+    int nb = std::min(g.N, kMixMaxFlatBatch), omWarps = 8;
+    while (nb > 1 && blocks(omWarps, nb) < kTargetBlocks) nb = static_cast<int>(ceilDiv(nb, 2));
+    while (omWarps > 1 && blocks(omWarps, nb) < kTargetBlocks) omWarps /= 2;
+    g.mixFlatOmWarps = omWarps;
+    g.mixBatch = nb;
+}
 
 }  // namespace
 
@@ -148,12 +172,14 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
         if (!(mixRows <= 16 * (g.mixWarps / 2) || staged <= (16u << 20))) break;
         g.mixWarps /= 2;
     }
+    planFlatMixing(g);
+    if (g.mixFlatOmWarps) plan.mixSmem = 0;  // the flat kernel's shared memory is static
     const int ringForced = gMixRingOverride.load(std::memory_order_relaxed);
     // The weight ring pays once a thread has enough multiply-add steps (batch items x input channels)
     // to amortise its prologue: measured at 6952a68 (tests/gpu/logs/dev_pdl_ring_6952a68) 1-7 % faster
     // from 1x64x128x128 m32 up to 8x256x1024 m256, 7 % slower at 1x32x64x64 m16 and 1x8x48x48 m12.
     const bool ringPays = static_cast<int64_t>(g.mixBatch) * g.Cin >= 64;
-    g.mixRing = g.separable ? 0 : (ringForced >= 0 ? ringForced : (ringPays ? 1 : 0));
+    g.mixRing = (g.separable || g.mixFlatOmWarps) ? 0 : (ringForced >= 0 ? ringForced : (ringPays ? 1 : 0));
     if (g.mixRing) plan.mixSmem += mixRingBytes(32 * g.mixWarps);
     // the skip GEMM: tensor cores (3xTF32) unless a test forces the FMA kernel
     plan.skipTc = gSkipTcOverride.load(std::memory_order_relaxed) != 0;
@@ -200,6 +226,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setPassTcOverride(int mode) { gPassTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setSkipTcOverride(int mode) { gSkipTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 

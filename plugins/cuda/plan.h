@@ -17,6 +17,8 @@ constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
 constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
 constexpr size_t kSmemBudget = 96 * 1024;
+constexpr int kMixMaxFlatBatch = 8;        // mixing_flat.cuh: batch items per thread
+constexpr size_t kMixFlatMaxWeightBytes = size_t{16} << 20;  // flat mixing below this many fp32 weight bytes
 constexpr int kMixRingDepth = 8;           // mixing weight ring: input channels in flight per thread (mixing.cuh)
 // Shared memory of that ring: depth x 2 output channels x threads x one complex (8 B, any element type).
 constexpr size_t mixRingBytes(int threads) { return static_cast<size_t>(kMixRingDepth) * 2 * threads * 8; }  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
@@ -61,6 +63,9 @@ struct Geometry {
     int mixBatch = 1, mixIn = 1;
     int mixWarps = 8;
     int mixRing = 0;       // 1: weights stream through a per-thread cp.async ring (mixing.cuh)
+    // mixing_flat.cuh (small weight tensors): lanes over o * Kall + m; 0 = the tiled kernel. Warps
+    // along om (1, 2, 4 or 8; the other warps of the 8 split the input channels); batch chunk mixBatch.
+    int mixFlatOmWarps = 0;
 };
 
 // The algorithms a layer can run with (chosen per shape by chooseAlgorithm in plan.cpp):
@@ -74,6 +79,8 @@ enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
 void setAlgorithmOverride(int mode);
 // Likewise for the mixing kernel's weight ring: -1 the planner's choice, 0 off, 1 on.
 void setMixRingOverride(int mode);
+// Likewise for the flat mixing kernel (mixing_flat.cuh) of small weight tensors.
+void setMixFlatOverride(int mode);
 // Likewise for the separable passes' tensor cores (DftPass::tensorCores).
 void setPassTcOverride(int mode);
 // Likewise for the fused layer's skip GEMM: -1 the planner's choice (tensor cores), 0 the fp32 FMA

@@ -2,6 +2,7 @@
 #include "plan_separable.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,10 @@ namespace {
 
 constexpr int64_t kSepTargetBlocks = 528;  // ~4 blocks of 256 threads per SM on a 132-SM H100/H200
 constexpr int64_t kSplitBelowBlocks = 160;
+// k steps (of kStepK) per split at least. Measured at 37928b4 (tests/gpu/logs/tune_1d_37928b4): 1 step
+// per split 1x64x256 m17 0.026 -> 0.019 ms, 32x64x256 m17 0.041 -> 0.036; the other shapes within 1 %.
+constexpr int64_t kSplitMinSteps = 1;
+std::atomic<int> gSplitStepsOverride{-1};
 constexpr int kThreadsPerPass = 256;      // dft_pass.cuh: kPassThreads
 constexpr int kStepK = 16;                // dft_pass.cuh: kBK
 
@@ -61,6 +66,8 @@ size_t specInCapacity(size_t specBytes) {
 }
 
 }  // namespace
+
+void setSplitStepsOverride(int steps) { gSplitStepsOverride.store(steps > 0 ? steps : -1); }
 
 int passTileM(PassKind kind, int M) {
     // Twiddles are generated per block (tileM x 16 per k step) and reused over the tile's columns:
@@ -192,7 +199,9 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     // split x spectrum bytes, which a grid that already fills the GPU does not win back.
     if (blocks < kSplitBelowBlocks) {
         const int64_t kSteps = ceilDiv(last.K, kStepK);
-        split = std::min<int64_t>({ceilDiv(kSepTargetBlocks, blocks), std::max<int64_t>(1, kSteps / 4),
+        const int forced = gSplitStepsOverride.load(std::memory_order_relaxed);
+        const int64_t minSteps = forced > 0 ? forced : kSplitMinSteps;
+        split = std::min<int64_t>({ceilDiv(kSepTargetBlocks, blocks), std::max<int64_t>(1, kSteps / minSteps),
                                    static_cast<int64_t>(cap / specBytes), kMaxPassSplit});
     }
     const int64_t kPer = ceilDiv(ceilDiv(last.K, split), kStepK) * kStepK;

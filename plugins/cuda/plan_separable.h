@@ -35,6 +35,9 @@ struct SeparablePlan {
 
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
+// Test / benchmark hook: at least this many k steps per split of the last forward pass (<= 0: the
+// planner's kSplitMinSteps).
+void setSplitStepsOverride(int steps);
 // Whether a pass of `kind` runs its products on tensor cores (3xTF32) or fp32 FMA (a planner rule).
 bool passUsesTensorCores(PassKind kind);
 

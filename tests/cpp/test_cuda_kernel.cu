@@ -28,6 +28,7 @@ namespace turbofno {
 namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable
 void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor cores in the separable passes
+void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh), 1 flat (mixing_flat.cuh)
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -357,7 +358,15 @@ int main() {
         std::printf("FAIL: TFNO_TEST_PASS_TC=%s is not 0 or 1\n", tcName.c_str());
         return 1;
     }
-    std::printf("algorithm: %s, pass tensor cores: %s\n", algoName.c_str(), tcName.c_str());
+    // TFNO_TEST_MIX_FLAT=0|1 forces the tiled / flat mixing kernel
+    const char* flat = std::getenv("TFNO_TEST_MIX_FLAT");
+    const std::string flatName = flat ? flat : "auto";
+    if (flatName == "0" || flatName == "1") cuda::setMixFlatOverride(flatName == "1" ? 1 : 0);
+    else if (flatName != "auto") {
+        std::printf("FAIL: TFNO_TEST_MIX_FLAT=%s is not 0 or 1\n", flatName.c_str());
+        return 1;
+    }
+    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s\n", algoName.c_str(), tcName.c_str(), flatName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};

@@ -212,12 +212,49 @@ void testMixing(std::mt19937_64& rng) {
         const int64_t S = uni(4, 400);
         const core::SpectralConvShape s = makeShape({S}, {uni(1, S / 2 + 1)}, uni(1, 40), uni(1, 600), uni(1, 600));
         const cuda::Plan p = plan(s);
-        const bool rule = static_cast<int64_t>(p.g.mixBatch) * p.g.Cin >= 64;
+        const bool rule = !p.g.mixFlatOmWarps && static_cast<int64_t>(p.g.mixBatch) * p.g.Cin >= 64;
         if (p.g.mixRing != (rule ? 1 : 0) || p.mixSmem > cuda::kSmemBudget) {
             if (++bad <= 5) std::printf("  ring %d smem %zu: %s\n", p.g.mixRing, p.mixSmem, name(s).c_str());
         }
     }
     expect(bad == 0, "ring rule and mixing shared memory <= budget (2000 random shapes)");
+}
+
+// The flat mixing kernel (mixing_flat.cuh): weight tensors below kMixFlatMaxWeightBytes with <= 32 modes, or
+// <= 8 batch items and <= 1024 modes; never separable;
+// the batch chunk, then the warps along o * Kall + m, shrink until the grid has ~kTargetBlocks blocks.
+void testFlatMixing(std::mt19937_64& rng) {
+    auto plan = [](const core::SpectralConvShape& s, bool separable = false) {
+        core::SpectralConvAttrs a = makeAttrs({1}, {0});
+        a.separable = separable ? 1 : 0;
+        return cuda::makePlan(s, separable ? &a : nullptr);
+    };
+    const cuda::Plan b32 = plan(makeShape({256}, {17}, 32, 64, 64));  // the burgers layer, batch 32
+    expect(b32.g.mixFlatOmWarps == 4 && b32.g.mixBatch == 1, "flat mixing 32x64x256 m17: 4 om warps, batch chunk 1");
+    const cuda::Plan b1 = plan(makeShape({256}, {17}, 1, 64, 64));
+    expect(b1.g.mixFlatOmWarps == 1 && b1.g.mixBatch == 1, "flat mixing 1x64x256 m17: 1 om warp (8 channel groups)");
+    const cuda::Plan darcy = plan(makeShape({64, 64}, {12, 7}, 8, 64, 64));
+    expect(darcy.g.mixFlatOmWarps == 4 && darcy.g.mixBatch == 1, "flat mixing 8x64x64x64 K12x7: 4 om warps, batch 1");
+    expect(plan(makeShape({64, 64}, {12, 7}, 32, 64, 64)).g.mixFlatOmWarps == 0, "tiled mixing at 32x64x64x64 K12x7");
+    expect(plan(makeShape({96, 96, 64}, {32, 32, 16}, 1, 16, 16)).g.mixFlatOmWarps == 0, "tiled mixing with 16384 modes");
+    expect(plan(makeShape({128, 128}, {64, 32}, 8, 64, 64)).g.mixFlatOmWarps == 0, "tiled mixing at 8x64x128x128 m32");
+    expect(plan(makeShape({256}, {17}, 32, 64, 64), true).g.mixFlatOmWarps == 0, "separable weights: never flat");
+    expect(b32.g.mixRing == 0 && b32.mixSmem == 0, "flat mixing: no ring, no dynamic shared memory");
+    auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    int bad = 0;
+    for (int it = 0; it < 2000; ++it) {
+        const int64_t S = uni(4, 400);
+        const core::SpectralConvShape s = makeShape({S}, {uni(1, S / 2 + 1)}, uni(1, 40), uni(1, 300), uni(1, 300));
+        const cuda::Plan p = plan(s);
+        const bool small = static_cast<size_t>(s.inChannels * s.outChannels * s.kept[0]) * 8 < cuda::kMixFlatMaxWeightBytes &&
+                           (s.kept[0] <= 32 || (s.batch <= 8 && s.kept[0] <= 1024));
+        const int w = p.g.mixFlatOmWarps;
+        const bool ok = small ? ((w == 1 || w == 2 || w == 4 || w == 8) && p.g.mixBatch >= 1 &&
+                                 p.g.mixBatch <= cuda::kMixMaxFlatBatch && p.g.mixBatch <= s.batch)
+                              : w == 0;
+        if (!ok && ++bad <= 5) std::printf("  flat %d batch %d: %s\n", w, p.g.mixBatch, name(s).c_str());
+    }
+    expect(bad == 0, "flat mixing rule (2000 random shapes)");
 }
 
 // Random shapes: bytes(s) <= bound(max) for s <= max, and bytes is monotone in every size.
@@ -276,6 +313,7 @@ int main() {
     testResampling();
     testFusedLayer();
     testMixing(rng);
+    testFlatMixing(rng);
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;

@@ -330,6 +330,56 @@ void testKernel(uint64_t seed) {
     std::printf("%d kernel cases\n", cases);
 }
 
+// runMlpCpu's ParallelFor contract: a given pool is used (workers run in any order give the same y),
+// and its failure is returned, not swallowed.
+class ReversePool final : public ParallelFor {
+public:
+    int calls = 0;
+    Status run(int workers, void (*fn)(void*, int), void* ctx) override {
+        ++calls;
+        for (int w = workers - 1; w >= 0; --w) fn(ctx, w);
+        return Status::success();
+    }
+};
+class FailingPool final : public ParallelFor {
+public:
+    Status run(int, void (*)(void*, int), void*) override { return Status::error("pool is gone"); }
+};
+
+void testParallelContract() {
+    const int64_t n = 2, cin = 4, ch = 6, cout = 5, points = 300;
+    std::vector<float> x(n * cin * points), w1(ch * cin), w2(cout * ch), y1(n * cout * points), y2(y1.size());
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (auto* v : {&x, &w1, &w2})
+        for (float& e : *v) e = dist(rng);
+    Dims d;
+    d.set(kMlpX, {n, cin, points});
+    d.set(kMlpW1, {ch, cin});
+    d.set(kMlpW2, {cout, ch});
+    PointwiseMlpParams p;
+    expect(d.infer(&p.shape).ok, "parallel contract: shape");
+    p.x = x.data();
+    p.w1 = w1.data();
+    p.w2 = w2.data();
+    p.y = y1.data();
+    CpuRunOptions one;
+    one.workers = 1;
+    expect(runMlpCpu(p, nullptr, 0, one).ok, "parallel contract: 1 worker");
+    ReversePool reverse;
+    CpuRunOptions many;
+    many.workers = 3;
+    many.parallel = &reverse;
+    p.y = y2.data();
+    expect(runMlpCpu(p, nullptr, 0, many).ok && reverse.calls == 1, "parallel contract: the given pool is used");
+    expect(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)) == 0,
+           "parallel contract: the result depends on the worker order");
+    FailingPool failing;
+    many.parallel = &failing;
+    const Status st = runMlpCpu(p, nullptr, 0, many);
+    expect(!st.ok && st.message.find("pool is gone") != std::string::npos, "parallel contract: pool failure lost");
+}
+
 void testRejectsBadParams() {
     PointwiseMlpParams p;
     expect(!runMlpCpu(p, nullptr, 0, CpuRunOptions{}).ok, "empty params accepted");
@@ -341,6 +391,7 @@ int main() {
     const uint64_t seed = turbofno_test::testSeed();
     testValidation();
     testKernel(seed);
+    testParallelContract();
     testRejectsBadParams();
     return turbofno_test::finish(failures, seed);
 }

@@ -27,6 +27,8 @@ def lib():
         _lib.tfno_set_algo.argtypes = [ctypes.c_int]
         _lib.tfno_set_pdl.argtypes = [ctypes.c_int]
         _lib.tfno_set_mix_ring.argtypes = [ctypes.c_int]
+        _lib.tfno_set_mix_flat.argtypes = [ctypes.c_int]
+        _lib.tfno_set_split_steps.argtypes = [ctypes.c_int]
         _lib.tfno_set_pass_tc.argtypes = [ctypes.c_int]
         _lib.tfno_set_skip_tc.argtypes = [ctypes.c_int]
     return _lib
@@ -46,11 +48,15 @@ def set_path(path: str) -> None:
     lib().tfno_set_pass_tc(tc)
 
 
-def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1) -> None:
+def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: int = -1, split_steps: int = -1) -> None:
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
-    skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel."""
+    skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
+    mix_flat: the flat mixing kernel (mixing_flat.cuh) or, off, the tiled one (mixing.cuh).
+    split_steps: at least this many k steps per split of the separable forward's last pass (-1: the planner's)."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
+    lib().tfno_set_mix_flat(mix_flat)
+    lib().tfno_set_split_steps(split_steps)
     lib().tfno_set_skip_tc(skip_tc)
 
 

@@ -15,6 +15,8 @@ namespace turbofno {
 namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
 void setMixRingOverride(int mode);    // plugins/cuda/plan.h
+void setMixFlatOverride(int mode);    // plugins/cuda/plan.h
+void setSplitStepsOverride(int steps);  // plugins/cuda/plan_separable.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
@@ -89,6 +91,8 @@ void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
 // skip GEMM on tensor cores (skip_gemm.cuh; off: the fp32 FMA kernel).
 void tfno_set_pdl(int mode) { cuda::setPdlOverride(mode); }
 void tfno_set_mix_ring(int mode) { cuda::setMixRingOverride(mode); }
+void tfno_set_mix_flat(int mode) { cuda::setMixFlatOverride(mode); }
+void tfno_set_split_steps(int steps) { cuda::setSplitStepsOverride(steps); }
 void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
 void tfno_set_skip_tc(int mode) { cuda::setSkipTcOverride(mode); }
 

@@ -1,13 +1,14 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
 and of one call; rel-L2 of every variant against a float64 layer, output poisoned with NaN first.
 Sets: `tc` = the fused plane, the separable passes on fp32 FMA and on 3xTF32 tensor cores (the
 planner's choice of algorithm and pass units); `pdl_ring` = programmatic dependent launch x the
-mixing weight ring. Writes tune_variants.json / .md into --out.
+mixing weight ring; `mix_flat` = the tiled vs the flat mixing kernel (mixing_flat.cuh) and the
+planner (bench/configs/gpu_model_layers.json has the models' layer shapes). Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -26,11 +27,15 @@ from tfno import Layer, set_path, set_tuning  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
-# name -> (tfno.PATHS path, pdl, ring); -1 = the planner's choice
+# name -> (tfno.PATHS path, pdl, ring, flat mixing); -1 = the planner's choice
 SETS = {
-    "pdl_ring": {f"pdl{p} ring{q}": ("auto", p, q) for p in (0, 1) for q in (0, 1)},
-    "tc": {"fused plane": ("fused", -1, -1), "separable fma": ("separable-fma", -1, -1),
-           "separable tc": ("separable-tc", -1, -1), "planner": ("auto", -1, -1)},
+    "pdl_ring": {f"pdl{p} ring{q}": ("auto", p, q, -1) for p in (0, 1) for q in (0, 1)},
+    "tc": {"fused plane": ("fused", -1, -1, -1), "separable fma": ("separable-fma", -1, -1, -1),
+           "separable tc": ("separable-tc", -1, -1, -1), "planner": ("auto", -1, -1, -1)},
+    "mix_flat": {"tiled mixing": ("auto", -1, -1, 0), "flat mixing": ("auto", -1, -1, 1),
+                 "planner": ("auto", -1, -1, -1)},
+    # (path, pdl, ring, flat, split steps): the separable forward's k split at >= 4 / 2 / 1 steps per split
+    "split": {f"split >= {s} steps": ("auto", -1, -1, -1, s) for s in (4, 2, 1)},
 }
 
 
@@ -52,9 +57,9 @@ def main():
             r = dict(shape=c.label, torch_graph_ms=graph_bench(c.torch_fn, R, iters, warm))
         layer = Layer(x.shape, w.shape, True, c.low, c.high)
         y = torch.empty_like(x)
-        for tag, (path, pdl, ring) in variants.items():
+        for tag, (path, pdl, ring, flat, *split) in variants.items():
             set_path(path)
-            set_tuning(pdl, ring)
+            set_tuning(pdl, ring, mix_flat=flat, split_steps=split[0] if split else -1)
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()

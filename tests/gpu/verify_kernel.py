@@ -61,6 +61,8 @@ SHAPES = [
     ((48, 48, 48), [12, 12, 12], [12, 12, 0], 1, 4, 4),   # 3D benchmark geometry, small channels
     ((17, 31, 23), [5, 7, 9], [4, 8, 0], 2, 3, 5),        # 3D odd / prime
     ((3, 200, 5), [1, 50, 3], [1, 49, 0], 2, 2, 3),       # 3D long middle axis, p + q < S
+    ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups
+    ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
@@ -196,6 +198,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
     ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
+    ap.add_argument("--mix-flat", default="-1", metavar="MODES",
+                    help="mixing kernel per run of the plan: -1 the planner's, 1 flat, 0 tiled, e.g. 1,0 (every path each)")
     ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1) / off (0), e.g. 1,0")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
@@ -219,8 +223,11 @@ def main() -> int:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
     paths = [p for p in args.paths.split(",") if p]
     assert all(p in PATHS for p in paths), f"--paths takes {sorted(PATHS)}"
-    for path in paths:
+    for path, mix in [(p, int(m)) for m in args.mix_flat.split(",") for p in paths]:
         set_path(path)  # a forced path that cannot run a shape falls back to the other algorithm
+        set_tuning(mix_flat=mix)
+        if mix >= 0:
+            path = f"{path} mix_flat={mix}"
         for (spatial, low, high, batch, cin, cout), dt, lay in plan:
             err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
             ok = finite and err <= TOL[dt]
@@ -234,6 +241,7 @@ def main() -> int:
         rows.append(dict(case=f"[{path}] cuda graph capture + replay on new data", path=path, rel_l2=err, finite=finite, ok=ok))
         print(f"{'ok  ' if ok else 'FAIL'} [{path}] cuda graph capture + replay on new data rel_l2={err:.2e}", flush=True)
     set_path("auto")
+    set_tuning()
     print(f"{len(rows) - fails}/{len(rows)} passed", flush=True)
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], "verify_kernel.json").write_text(json.dumps(dict(seed=seed, rows=rows), indent=1))

@@ -224,6 +224,11 @@ def test_error_bad_activation(attr, value, ort_lib):
     expect_error(_run_bad(ort_lib, t, attrs={attr: value}), f"{attr} = {value} is invalid")
 
 
+def test_error_activation_out_of_int32(ort_lib):
+    t = random_tensors(seeding.rng(0))
+    expect_error(_run_bad(ort_lib, t, attrs={"hidden_activation": 2 ** 40}), "out of the int32 range")
+
+
 def test_error_activation_wrong_type(ort_lib):
     t = random_tensors(seeding.rng(0))
     expect_error(_run_bad(ort_lib, t, attrs={"activation": 1.5}), "'activation' must be an INT")
