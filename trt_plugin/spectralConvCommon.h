@@ -5,12 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <NvInferRuntime.h>
 
+#include "pluginCommon.h"
 #include "turbofno/core.h"
 
 namespace turbofno {
@@ -19,33 +19,15 @@ namespace trt {
 // Plugin name == ONNX op_type; version "1" == the ONNX node's plugin_version attribute.
 constexpr char const* kPLUGIN_NAME = core::kOpType;
 constexpr char const* kPLUGIN_VERSION = core::kPluginVersion;
-// TensorRT's registry keys creators by (name, version, namespace), so the V2 creator cannot share
-// version "1" with the V3 one when both are registered (TensorRT 10+). Before TensorRT 10 only V2
-// exists and it takes version "1".
-#if NV_TENSORRT_MAJOR >= 10
-constexpr char const* kLEGACY_PLUGIN_VERSION = "1-legacy";
-#else
-constexpr char const* kLEGACY_PLUGIN_VERSION = "1";
-#endif
+// The V2 creator's version: kLEGACY_PLUGIN_VERSION (pluginCommon.h).
 constexpr int32_t kMIN_INPUTS = 2;  // x, weight
 constexpr int32_t kMAX_INPUTS = 4;  // x, weight, bias, skip_weight (a skip weight needs the bias input:
                                     // TensorRT inputs are positional, pass zeros for no bias)
 // "expected 2 to 4 inputs (x, weight[, bias[, skip_weight]]), got <n>"
 std::string inputCountMessage(int32_t nbInputs);
 
-// Thrown inside the library only; every noexcept TensorRT entry point catches it.
-class PluginError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-void pluginCheck(bool condition, std::string const& message);
-
-// Logging through the logger TensorRT passes to setLoggerFinder (stderr when there is none).
-void setLoggerFinder(nvinfer1::ILoggerFinder* finder) noexcept;
-void logError(std::string const& message) noexcept;
-void logWarning(std::string const& message) noexcept;
-// For catch blocks: "SpectralConv '<layer>': <what> failed: <reason>".
-void logCaught(char const* layerName, char const* what) noexcept;
+// For catch blocks: "SpectralConv '<layer>': <what>: <reason>" (pluginCommon.h's logCaught).
+inline void logCaught(char const* layerName, char const* what) noexcept { logCaught(kPLUGIN_NAME, layerName, what); }
 
 // The creator's field list: modes_low, modes_high, norm, separable, output_size, activation, output_size (all kINT32; output_size
 // optional, absent = output size of the input).
@@ -55,13 +37,6 @@ nvinfer1::PluginFieldCollection const* creatorFieldNames() noexcept;
 // array; absent attribute -> absent field) or as getFieldsToSerialize wrote them. kINT64 fields
 // are also accepted (range-checked). Missing norm/separable take their defaults. Throws
 // PluginError naming the problem; the result has passed core::validateAttrs.
-// What configurePlugin learned at build time and V3 serializes next to the attributes.
-struct BuildState {
-    size_t workspaceBound = 0;  // bytes reserved (0: unknown)
-    int32_t nbInputs = 0;       // 2 or 3 (0: unknown)
-};
-// Not a creator field: V3's serialized build state (kINT32 x3: workspace lo, hi, input count).
-constexpr char const* kBUILD_STATE_FIELD = "turbofno_build_state";
 // `state` (optional) receives kBUILD_STATE_FIELD when present (zeros otherwise).
 core::SpectralConvAttrs attrsFromFields(nvinfer1::PluginFieldCollection const* fc, BuildState* state = nullptr);
 
@@ -78,7 +53,7 @@ private:
     int32_t mNorm = 0;
     int32_t mSeparable = 0;
     int32_t mActivation = 0;
-    int32_t mState[3] = {};
+    BuildStateStorage mState;
     std::vector<nvinfer1::PluginField> mFields;
     nvinfer1::PluginFieldCollection mCollection{};
 };
@@ -92,19 +67,11 @@ void serializeAttrs(core::SpectralConvAttrs const& attrs, int32_t nbInputs, size
 // Throws PluginError on a wrong length, magic, version, checksum or invalid attributes.
 core::SpectralConvAttrs deserializeAttrs(void const* data, size_t length, int32_t* nbInputs, size_t* workspaceBound);
 
-// Element types the CUDA kernel implements (fp32, fp16, bf16 where TensorRT has it).
-bool isSupportedType(nvinfer1::DataType type) noexcept;
-core::DataType toCoreType(nvinfer1::DataType type);  // throws PluginError
-char const* typeName(nvinfer1::DataType type) noexcept;
-
 // supportsFormatCombination for both interfaces: LINEAR everywhere, one supported type for all
 // inputs and the output. Decides from inOut[0..pos] only, as TensorRT requires.
 bool supportsCombination(int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept;
 // The same for V3's DynamicPluginTensorDesc array.
 bool supportsCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept;
-
-// True when every extent is known (no -1 wildcard).
-bool isConcrete(nvinfer1::Dims const& dims) noexcept;
 
 // core::inferShape on TensorRT dims (x, weight, optional bias); throws PluginError with its message.
 core::SpectralConvShape inferShape(core::SpectralConvAttrs const& attrs, nvinfer1::Dims const* inputDims, int32_t nbInputs);

@@ -49,14 +49,7 @@ char const* SpectralConvPlugin::getPluginNamespace() const noexcept { return mNa
 int32_t SpectralConvPlugin::configurePlugin(DynamicPluginTensorDesc const* in, int32_t nbInputs,
                                             DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept {
     try {
-        pluginCheck(out != nullptr && nbOutputs == 1, "expected exactly one output");
-        pluginCheck(in != nullptr && nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                    "expected 2 or 3 inputs (x, weight[, bias])");
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            pluginCheck(isSupportedType(in[i].desc.type) && in[i].desc.type == in[0].desc.type,
-                        "all inputs must share one of float32, float16, bfloat16");
-        }
-        pluginCheck(out[0].desc.type == in[0].desc.type, "the output type must equal the input type");
+        checkConfigureTypes(in, nbInputs, out, nbOutputs, kMIN_INPUTS, kMAX_INPUTS, inputCountMessage(nbInputs));
         checkBuildShapes(mAttrs, in, nbInputs);
         mNbInputs = nbInputs;
         // What getWorkspaceSize reports for this profile; kept (and serialized) so that enqueue can

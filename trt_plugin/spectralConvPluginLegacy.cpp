@@ -92,24 +92,14 @@ void SpectralConvPluginLegacy::configurePlugin(DynamicPluginTensorDesc const* in
                                                DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept {
     try {
         mConfigOk = false;
-        pluginCheck(out != nullptr && nbOutputs == 1, "expected exactly one output");
-        pluginCheck(in != nullptr && nbInputs >= kMIN_INPUTS && nbInputs <= kMAX_INPUTS,
-                    "expected 2 or 3 inputs (x, weight[, bias])");
-        for (int32_t i = 0; i < nbInputs; ++i) {
-            pluginCheck(isSupportedType(in[i].desc.type) && in[i].desc.type == in[0].desc.type,
-                        "all inputs must share one of float32, float16, bfloat16");
-        }
-        pluginCheck(out[0].desc.type == in[0].desc.type, "the output type must equal the input type");
+        checkConfigureTypes(in, nbInputs, out, nbOutputs, kMIN_INPUTS, kMAX_INPUTS, inputCountMessage(nbInputs));
         checkBuildShapes(mAttrs, in, nbInputs);
         mNbInputs = nbInputs;
         if (!mFromPlan) {
             // getWorkspaceSize is only told one shape; keep the profile so it can bound them all.
             mHaveProfile = true;
             for (int32_t i = 0; i < nbInputs; ++i) {
-                bool const bounds = isConcrete(in[i].min) && isConcrete(in[i].max) &&
-                                    in[i].min.nbDims == in[i].desc.dims.nbDims && in[i].max.nbDims == in[i].desc.dims.nbDims;
-                mProfileMin[i] = bounds ? in[i].min : in[i].desc.dims;
-                mProfileMax[i] = bounds ? in[i].max : in[i].desc.dims;
+                profileBounds(in[i], mProfileMin[i], mProfileMax[i]);
                 mHaveProfile = mHaveProfile && isConcrete(mProfileMin[i]) && isConcrete(mProfileMax[i]);
             }
             if (mHaveProfile) {

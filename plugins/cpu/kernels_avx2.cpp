@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "activation.h"
+#include "gelu_avx2.h"
 #include "half.h"
 #include "kernels.h"
 
@@ -297,55 +298,29 @@ TFNO_AVX2 void floatToHalfAvx2(const float* src, int64_t count, uint16_t* dst) {
     for (; i < count; ++i) dst[i] = floatToHalf(src[i]);
 }
 
-// act::geluErf on 8 lanes, the same formulas (erfc by the Chebyshev fit, e^x by Cody-Waite and the
-// degree-6 polynomial), written with intrinsics: GCC 12 vectorizes applyActivation's loop only with
-// -fno-trapping-math (the CMake build's flag; ~14 ns per value without it), and even then measured
-// 1.79-1.85 ns per value against 1.54-1.60 here (1M values, 2-vCPU EPYC without AVX-512).
-TFNO_AVX2 inline __m256 geluErf8(__m256 v) {
-    const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
-    const __m256 z = _mm256_mul_ps(a, _mm256_set1_ps(0.70710678118654752f));
-    const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), z, one));
-    __m256 p = _mm256_set1_ps(0.17087277f);
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.82215223f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.48851587f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.13520398f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.27886807f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.18628806f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.09678418f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
-    // e^x, x = p - z^2 (act::expClamped: 0 below -87.3; x <= 1 here, no upper clamp needed)
-    __m256 x = _mm256_fnmadd_ps(z, z, p);
-    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GT_OQ);
-    x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
-    const __m256 shifter = _mm256_set1_ps(12582912.0f);
-    const __m256 n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), shifter), shifter);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 q = _mm256_set1_ps(1.9875691500e-4f);
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.3981999507e-3f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.3334519073e-3f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.1665795894e-2f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.6666665459e-1f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(5.0000001201e-1f));
-    const __m256 e = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(q, r), r, r), one);
-    const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    const __m256 c = _mm256_and_ps(keep, _mm256_mul_ps(_mm256_mul_ps(t, e), _mm256_castsi256_ps(bits)));
-    // 0.5 v (v >= 0 ? 2 - c : c); NaN in, NaN out
-    const __m256 pos = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ);
-    const __m256 g = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
-                                   _mm256_blendv_ps(c, _mm256_sub_ps(_mm256_set1_ps(2.0f), c), pos));
-    return _mm256_blendv_ps(v, g, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
-}
-
 TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32_t activation) {
     if (activation != static_cast<int32_t>(core::Activation::kGeluErf)) {
         applyActivation(src, dst, count, activation);
         return;
     }
+    // geluErf8x (gelu_avx2.h): kGeluAvx2Group vectors at a time; the activation.h formula in intrinsics
+    // (GCC 12 vectorizes applyActivation's loop only with -fno-trapping-math, and slower).
+    constexpr int G = kGeluAvx2Group;
     int64_t i = 0;
+    for (; i + 8 * G <= count; i += 8 * G) {
+        __m256 v[G];
+#pragma GCC unroll 8
+        for (int j = 0; j < G; ++j) v[j] = _mm256_loadu_ps(src + i + 8 * j);
+        geluErf8x<G>(v);
+#pragma GCC unroll 8
+        for (int j = 0; j < G; ++j) _mm256_storeu_ps(dst + i + 8 * j, v[j]);
+    }
+    for (; i + 16 <= count; i += 16) {  // e.g. the skip epilogue's 16-column panel rows
+        __m256 v[2] = {_mm256_loadu_ps(src + i), _mm256_loadu_ps(src + i + 8)};
+        geluErf8x<2>(v);
+        _mm256_storeu_ps(dst + i, v[0]);
+        _mm256_storeu_ps(dst + i + 8, v[1]);
+    }
     for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, geluErf8(_mm256_loadu_ps(src + i)));
     if (i < count) {
         const __m256i m = firstLanes(count - i);

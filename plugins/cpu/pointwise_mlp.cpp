@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@
 #include "kernels.h"
 #include "turbofno/cpu.h"
 #include "turbofno/pointwise_mlp.h"
+
+#if TURBOFNO_CPU_X86_SIMD
+#include <immintrin.h>
+
+#include "gelu_avx2.h"
+#endif
 
 namespace turbofno {
 namespace cpu {
@@ -87,9 +94,14 @@ template <int L, int NV, int MR>
 __attribute__((always_inline)) inline void gemmRows(int rows, int64_t K, const float* W, int64_t ldw,
                                                     const float* bias, const float* X, float* C) {
     switch (rows) {
-#define TFNO_MLP_ROWS(R)                                          \
-    case R:                                                       \
-        if (R <= MR) gemmTile<L, NV, (R <= MR ? R : 1)>(K, W, ldw, bias, X, C); \
+// A tile of R <= MR / 2 rows spans 2 NV vectors per row instead (as many accumulators, e.g. 32 % 6 =
+// 2 hidden rows: 8 instead of 4 independent sums per k step, which the FMA latency would otherwise bound).
+#define TFNO_MLP_ROWS(R)                                                                      \
+    case R:                                                                                   \
+        if (R <= MR / 2 && (kBlock % (2 * NV * L)) == 0)                                      \
+            gemmTile<L, 2 * NV, (R <= MR ? R : 1)>(K, W, ldw, bias, X, C);                    \
+        else if (R <= MR)                                                                     \
+            gemmTile<L, NV, (R <= MR ? R : 1)>(K, W, ldw, bias, X, C);                        \
         break;
         TFNO_MLP_ROWS(1)
         TFNO_MLP_ROWS(2)
@@ -102,8 +114,81 @@ __attribute__((always_inline)) inline void gemmRows(int rows, int64_t K, const f
     }
 }
 
+// The activations and the output rows' epilogue, through the ISA table (portable, AVX-512).
+struct EpilogueTable {
+    // h[0, count) = hact(h) in place
+    __attribute__((always_inline)) static void hidden(const MlpRun& run, float* h, int64_t count) {
+        run.activation(h, h, count, run.hact);
+    }
+    // dst[q] = act(row[q] + g res[q]) (no residual term without res) for q < count; dst may be row,
+    // or alias res (each element is read before it is written).
+    __attribute__((always_inline)) static void out(const MlpRun& run, const float* row, const float* res, float g,
+                                                   int64_t count, float* dst) {
+        if (res)
+            for (int64_t q = 0; q < count; ++q) dst[q] = row[q] + g * res[q];
+        else if (dst != row)
+            std::memcpy(dst, row, static_cast<size_t>(count) * sizeof(float));
+        run.activation(dst, dst, count, run.act);
+    }
+};
+
+#if TURBOFNO_CPU_X86_SIMD
+#define TFNO_MLP_AVX2 __attribute__((target("avx2,fma,f16c"), noinline))
+// AVX2: the erf-GELU inlined (gelu_avx2.h, kGeluAvx2Group vectors at a time) and the output row's
+// residual, activation and store in one pass. Not inlined (mlpBlock has no target attribute); one
+// call per 64-point row or hidden tile.
+struct EpilogueAvx2 {
+    TFNO_MLP_AVX2 static __m256i lanes(int64_t n) {
+        return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    }
+    TFNO_MLP_AVX2 static void hidden(const MlpRun& run, float* h, int64_t count) {  // count: a multiple of 32
+        if (run.hact != static_cast<int32_t>(core::Activation::kGeluErf)) {
+            run.activation(h, h, count, run.hact);
+            return;
+        }
+        constexpr int G = kGeluAvx2Group;
+        for (int64_t i = 0; i < count; i += 8 * G) {
+            __m256 v[G];
+#pragma GCC unroll 8
+            for (int j = 0; j < G; ++j) v[j] = _mm256_load_ps(h + i + 8 * j);
+            geluErf8x<G>(v);
+#pragma GCC unroll 8
+            for (int j = 0; j < G; ++j) _mm256_store_ps(h + i + 8 * j, v[j]);
+        }
+    }
+    TFNO_MLP_AVX2 static void out(const MlpRun& run, const float* row, const float* res, float g, int64_t count,
+                                  float* dst) {
+        if (run.act != static_cast<int32_t>(core::Activation::kGeluErf)) {
+            EpilogueTable::out(run, row, res, g, count, dst);
+            return;
+        }
+        constexpr int G = kGeluAvx2Group;
+        const __m256 gv = _mm256_set1_ps(g);
+        int64_t i = 0;
+        for (; i + 8 * G <= count; i += 8 * G) {
+            __m256 v[G];
+#pragma GCC unroll 8
+            for (int j = 0; j < G; ++j) {
+                v[j] = _mm256_load_ps(row + i + 8 * j);
+                if (res) v[j] = _mm256_fmadd_ps(gv, _mm256_loadu_ps(res + i + 8 * j), v[j]);
+            }
+            geluErf8x<G>(v);
+#pragma GCC unroll 8
+            for (int j = 0; j < G; ++j) _mm256_storeu_ps(dst + i + 8 * j, v[j]);
+        }
+        for (; i < count; i += 8) {
+            const __m256i m = lanes(count - i);
+            __m256 v = _mm256_load_ps(row + i);
+            if (res) v = _mm256_fmadd_ps(gv, _mm256_maskload_ps(res + i, m), v);
+            _mm256_maskstore_ps(dst + i, m, geluErf8(v));
+        }
+    }
+};
+#undef TFNO_MLP_AVX2
+#endif
+
 // One task: batch entry n, points [s0, s0 + count) with count <= kBlock.
-template <int L, int NV, int MR>
+template <int L, int NV, int MR, class Epilogue>
 __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t task, int worker) {
     static_assert(MR <= 6, "gemmRows instantiates up to 6 rows");
     const PointwiseMlpParams& p = *run.p;
@@ -131,7 +216,7 @@ __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t t
         gemmRows<L, NV, MR>(rows, run.cin, run.w1 + j0 * run.cin, run.cin, run.b1 ? run.b1 + j0 : nullptr, xb,
                             hb + j0 * kBlock);
     }
-    run.activation(hb, hb, run.ch * kBlock, run.hact);
+    Epilogue::hidden(run, hb, run.ch * kBlock);
 
     const int64_t outOffset = (n * run.cout * run.points + s0) * esize;
     for (int64_t o0 = 0; o0 < run.cout; o0 += MR) {
@@ -139,21 +224,26 @@ __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t t
         gemmRows<L, NV, MR>(rows, run.ch, run.w2 + o0 * run.ch, run.ch, run.b2 ? run.b2 + o0 : nullptr, hb, ob);
         for (int r = 0; r < rows; ++r) {
             const int64_t o = o0 + r;
-            float* __restrict row = ob + r * kBlock;
+            float* row = ob + r * kBlock;
             const int64_t at = outOffset + o * run.points * esize;
+            // The residual is read before y is written: y may alias it (same elements, same task).
+            const float* res = nullptr;
             if (p.residual) {
-                // Read before y is written: y may alias the residual (same elements, same task).
                 const char* src = static_cast<const char*>(p.residual) + at;
-                const float* res = rb;
-                if (p.dtype == DataType::kFloat32)
+                if (p.dtype == DataType::kFloat32) {
                     res = reinterpret_cast<const float*>(src);
-                else
+                } else {
                     loadAsFloat(src, p.dtype, count, rb);
-                const float g = run.gate ? run.gate[o] : 1.0f;
-                for (int64_t q = 0; q < count; ++q) row[q] += g * res[q];
+                    res = rb;
+                }
             }
-            run.activation(row, row, count, run.act);
-            storeFromFloat(row, p.dtype, count, static_cast<char*>(p.y) + at);
+            const float g = run.gate ? run.gate[o] : 1.0f;
+            if (p.dtype == DataType::kFloat32) {  // straight into y
+                Epilogue::out(run, row, res, g, count, reinterpret_cast<float*>(static_cast<char*>(p.y) + at));
+            } else {
+                Epilogue::out(run, row, res, g, count, row);
+                storeFromFloat(row, p.dtype, count, static_cast<char*>(p.y) + at);
+            }
         }
     }
 }
@@ -161,13 +251,13 @@ __attribute__((always_inline)) inline void mlpBlock(const MlpRun& run, int64_t t
 // Per-ISA task loops; the tile shapes keep R * NV accumulators + NV x vectors within the register file.
 using TaskFn = void (*)(const MlpRun&, int64_t, int);
 
-void mlpTaskPortable(const MlpRun& run, int64_t task, int worker) { mlpBlock<4, 2, 4>(run, task, worker); }
+void mlpTaskPortable(const MlpRun& run, int64_t task, int worker) { mlpBlock<4, 2, 4, EpilogueTable>(run, task, worker); }
 #if TURBOFNO_CPU_X86_SIMD
 __attribute__((target("avx2,fma,f16c"))) void mlpTaskAvx2(const MlpRun& run, int64_t task, int worker) {
-    mlpBlock<8, 2, 6>(run, task, worker);  // 12 + 2 + 1 of 16 ymm
+    mlpBlock<8, 2, 6, EpilogueAvx2>(run, task, worker);  // 12 + 2 + 1 of 16 ymm
 }
 __attribute__((target("avx512f,avx2,fma"))) void mlpTaskAvx512(const MlpRun& run, int64_t task, int worker) {
-    mlpBlock<16, 2, 6>(run, task, worker);  // 12 + 2 + 1 of 32 zmm, two column groups per block
+    mlpBlock<16, 2, 6, EpilogueTable>(run, task, worker);  // 12 + 2 + 1 of 32 zmm, two column groups per block
 }
 #endif
 
@@ -270,8 +360,9 @@ Status runMlpCpu(const PointwiseMlpParams& params, void* /*workspace*/, size_t /
 
         // Per worker: x tile, hidden tile, output rows (6 at most), residual row; rounded to 64 bytes.
         run.scratchFloats = ((run.cin + run.ch + 6 + 1) * cpu::kBlock + 15) / 16 * 16;
-        std::vector<float> scratch(static_cast<size_t>(run.scratchFloats * workers + 16));
-        run.scratch = cpu::align64(scratch.data());
+        // Not zero-filled (every tile element is written before it is read; ~53 KB at C = 64 per call).
+        std::unique_ptr<float[]> scratch(new float[static_cast<size_t>(run.scratchFloats * workers + 16)]);
+        run.scratch = cpu::align64(scratch.get());
 
         cpu::MlpStage stage{&run, cpu::pickTask(), numTasks};
         if (workers <= 1) {  // no thread hand-off for one loop

@@ -52,6 +52,13 @@ struct DftPass {
     int activation = 0;       // kC2R: core::Activation applied last (0: identity)
     int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
     int tensorCores = 0;      // 1: the products run on tensor cores in 3xTF32 (mma_tf32.cuh), else fp32 FMA
+    // kR2C / kC2R only: 1 runs the pass as an in-shared-memory FFT (fft_pass.cuh) instead of the GEMM.
+    // Set by the planner for power-of-two S in [kFftMinLen, kFftMaxLen] (plan_separable.h), plain
+    // contiguous lines (line g's point t at g * innerStride + t * rowStride), no resampling and, for
+    // R2C, no k split; tileM / tensorCores / kPerSplit are then unused.
+    int fft = 0;
+    int fftLog2S = 0;         // log2(S)
+    int fftLines = 1;         // lines per block (a power of two, fftLines * S <= kFftLineBudget)
 };
 
 }  // namespace cuda

@@ -221,7 +221,21 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     // accumulation) always run separable.
     if (shape.rank != 2) return Algorithm::kSeparable;
     const int64_t plane = shape.spatial[0] * shape.spatial[1];
-    return (shape.kept[1] >= kSeparableFromModes || plane > kSeparableFromPlane) ? Algorithm::kSeparable : Algorithm::kFusedPlane;
+    const int64_t kd = shape.kept[1];
+    if (kd >= kSeparableFromModes || plane > kSeparableFromPlane) return Algorithm::kSeparable;
+    // With FFT last-axis passes (plan_separable.h) the separable algorithm also wins on long rows, on
+    // many planes and on 128^2+ planes with few modes; measured at 7a49149
+    // (tests/gpu/logs/fft_mlp_7a49149/tune_fft_algo_2d.md), e.g. 16x32x256x256 m32 0.546 -> 0.471 ms,
+    // 32x64x64x64 m6 0.187 -> 0.135, 8x64x128x128 m8 0.133 -> 0.109; the fused plane stays ahead at
+    // 8-16 x 64 planes of 64x64 and at 128x128 m32 (8x64: 0.195 vs 0.205).
+    if (lastAxisUsesFft(shape)) {
+        const int64_t planes = shape.batch * shape.inChannels;
+        if (shape.spatial[1] >= kFftSeparableFromLength || planes >= kFftSeparableFromPlanes ||
+            (plane >= 128 * 128 && kd <= kFftSeparableMaxModes)) {
+            return Algorithm::kSeparable;
+        }
+    }
+    return Algorithm::kFusedPlane;
 }
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }

@@ -104,6 +104,11 @@ struct Plan {
 // 2D shapes run separable from this many kept last-axis modes or this plane size on (plan.cpp).
 constexpr int64_t kSeparableFromModes = 40;
 constexpr int64_t kSeparableFromPlane = 300 * 300;
+// ... and, where the last axis runs as FFT passes, from this row length, this many (n, c) planes, or
+// planes of 128x128 and more with at most this many kept last-axis modes (chooseAlgorithm).
+constexpr int64_t kFftSeparableFromLength = 256;
+constexpr int64_t kFftSeparableFromPlanes = 2048;
+constexpr int64_t kFftSeparableMaxModes = 16;
 
 // The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);

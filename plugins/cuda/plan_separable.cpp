@@ -17,6 +17,10 @@ constexpr int64_t kSplitBelowBlocks = 160;
 // per split 1x64x256 m17 0.026 -> 0.019 ms, 32x64x256 m17 0.041 -> 0.036; the other shapes within 1 %.
 constexpr int64_t kSplitMinSteps = 1;
 std::atomic<int> gSplitStepsOverride{-1};
+std::atomic<int> gFftPassOverride{-1};
+// The FFT passes (fft_pass.cuh) run whenever they can, unless forced off (setFftPassOverride(0)).
+// Written without a measurement (no GPU on the writing machine): the integrator checks it on the H200.
+constexpr bool kFftPassDefault = true;
 constexpr int kThreadsPerPass = 256;      // dft_pass.cuh: kPassThreads
 constexpr int kStepK = 16;                // dft_pass.cuh: kBK
 
@@ -65,7 +69,33 @@ size_t specInCapacity(size_t specBytes) {
     return std::max(specBytes, std::min(kMaxPassSplit * specBytes, kSplitBudgetBytes));
 }
 
+bool fftLength(int64_t S) { return S >= kFftMinLen && S <= kFftMaxLen && (S & (S - 1)) == 0; }
+int log2i(int64_t v) {
+    int r = 0;
+    while ((int64_t{1} << r) < v) ++r;
+    return r;
+}
+// Marks a real last-axis pass over `lines` lines of length S as an FFT pass (fft_pass.cuh).
+void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
+    p.fft = 1;
+    p.fftLog2S = log2i(S);
+    int64_t L = kFftLineBudget / S;
+    while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
+    p.fftLines = static_cast<int>(L);
+}
+
 }  // namespace
+
+bool lastAxisUsesFft(const core::SpectralConvShape& shape) {
+    const int d = shape.rank;
+    if (d < 1 || d > core::kMaxRank) return false;
+    const int fftForced = gFftPassOverride.load(std::memory_order_relaxed);
+    const bool fftOn = fftForced < 0 ? kFftPassDefault : fftForced == 1;
+    const int64_t Sd = shape.spatial[d - 1];
+    return fftOn && fftLength(Sd) && shape.kept[d - 1] <= Sd / 2 + 1 && core::outSize(shape, d - 1) == Sd;
+}
+
+void setFftPassOverride(int mode) { gFftPassOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 void setSplitStepsOverride(int steps) { gSplitStepsOverride.store(steps > 0 ? steps : -1); }
 
@@ -105,6 +135,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     const int64_t L0 = shape.batch * shape.inChannels, L1 = shape.batch * shape.outChannels;
     const int64_t specInElems = L0 * prod(K, 0, d), specOutElems = L1 * prod(K, 0, d);
     Buffers bufs;
+    const int fftForced = gFftPassOverride.load(std::memory_order_relaxed);
+    const bool fftOn = fftForced < 0 ? kFftPassDefault : fftForced == 1;
 
     // ---- forward: R2C along the last axis, then each leading axis from the innermost out ----
     {
@@ -117,6 +149,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mFast = 1;
         st.pass.b = view(lines, 0, Sd, 1);
         st.pass.c = view(lines, 0, kd, 1);
+        // FFT pass: power-of-two length, kept bins within 0..S/2 (lines are contiguous: b and c above)
+        if (fftOn && fftLength(Sd) && kd <= Sd / 2 + 1) makeFftPass(st.pass, lines, Sd);
         st.src = Buffer::kX;
         st.dst = d == 1 ? Buffer::kSpecIn : Buffer::kA;
         bufs.need(st.dst, lines * kd);
@@ -179,6 +213,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.addY = shape.hasSkip ? 1 : 0;
         st.pass.activation = attrs ? static_cast<int>(attrs->activation) : 0;
         sp.skipPoints = shape.hasSkip ? prod(S, 0, d) : 0;
+        // FFT pass: power-of-two length and no resampling of the last axis (the C2R runs at T_d = S_d)
+        if (fftOn && fftLength(Td) && Td == Sd) makeFftPass(st.pass, lines, Td);
         st.src = prev;
         st.dst = Buffer::kY;
     }
@@ -197,7 +233,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     int64_t split = 1;
     // Only grids of less than about one block per SM split: the partial sums cost a pass over
     // split x spectrum bytes, which a grid that already fills the GPU does not win back.
-    if (blocks < kSplitBelowBlocks) {
+    // (an FFT pass, d = 1, computes whole lines: never split)
+    if (blocks < kSplitBelowBlocks && !last.fft) {
         const int64_t kSteps = ceilDiv(last.K, kStepK);
         const int forced = gSplitStepsOverride.load(std::memory_order_relaxed);
         const int64_t minSteps = forced > 0 ? forced : kSplitMinSteps;

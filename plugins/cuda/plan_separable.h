@@ -33,11 +33,27 @@ struct SeparablePlan {
     const char* whyNot = "";
 };
 
+// FFT passes (fft_pass.cuh, DftPass::fft): power-of-two last axes of kFftMinLen..kFftMaxLen points;
+// a block holds fftLines lines of S reals, fftLines * S <= kFftLineBudget (32 KB of shared memory),
+// fewer lines where the grid would have less than kFftTargetBlocks blocks.
+constexpr int kFftMinLen = 8;
+// Measured at 7a49149 (tests/gpu/logs/fft_mlp_7a49149): 32x64x8192 m32 0.186 ms with the DFT passes,
+// 0.210 with FFT passes (one 8192-point line per block); up to 4096 points the FFT passes win.
+constexpr int kFftMaxLen = 4096;
+constexpr int kFftLineBudget = 8192;
+constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H200
+
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
 // Test / benchmark hook: at least this many k steps per split of the last forward pass (<= 0: the
 // planner's kSplitMinSteps).
 void setSplitStepsOverride(int steps);
+// Whether the separable algorithm runs the last axis of `shape` as FFT passes (power-of-two length
+// within [kFftMinLen, kFftMaxLen], kept bins within 0..S/2, no resampling; setFftPassOverride).
+bool lastAxisUsesFft(const core::SpectralConvShape& shape);
+// Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
+// 1 whenever possible.
+void setFftPassOverride(int mode);
 // Whether a pass of `kind` runs its products on tensor cores (3xTF32) or fp32 FMA (a planner rule).
 bool passUsesTensorCores(PassKind kind);
 

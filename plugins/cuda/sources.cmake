@@ -10,4 +10,5 @@ set(TURBOFNO_CUDA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/inst_f32.cu
   ${CMAKE_CURRENT_LIST_DIR}/inst_f16.cu
   ${CMAKE_CURRENT_LIST_DIR}/inst_bf16.cu
+  ${CMAKE_CURRENT_LIST_DIR}/pointwise_mlp.cu
 )

@@ -1,4 +1,4 @@
-"""TensorRT deployment: the SpectralConv plugin library and engine building.
+"""TensorRT deployment: the SpectralConv and PointwiseMLP plugin library and engine building.
 
     turbofno.trt.library_path()                       # .../turbofno/lib/libturbofno_trt.so
     turbofno.trt.build_engine("model.onnx", fp16=True, workspace=1 << 30, output="model.engine")
@@ -6,7 +6,7 @@
     trtexec --onnx=model.onnx --dynamicPlugins=$(turbofno trt lib) --saveEngine=model.engine
 
 The exporter's ONNX files parse unchanged: TensorRT's ONNX parser maps the unknown node
-`SpectralConv` to the plugin of that name, version `plugin_version` ("1": the IPluginV3 plugin;
+`SpectralConv` (and `PointwiseMLP`) to the plugin of that name, version `plugin_version` ("1": the IPluginV3 plugin;
 "1-legacy": the IPluginV2DynamicExt one) and namespace `plugin_namespace` (""). TensorRT is imported
 lazily; without it every TensorRT call raises TensorRTUnavailable and the CLI exits non-zero.
 """
@@ -23,6 +23,7 @@ PLUGIN_NAME = _op.OP_TYPE
 PLUGIN_VERSION = _op.PLUGIN_VERSION  # the IPluginV3 creator (TensorRT 10+)
 LEGACY_PLUGIN_VERSION = "1-legacy"   # the IPluginV2DynamicExt creator in the same library
 PLUGIN_NAMESPACE = _op.PLUGIN_NAMESPACE
+MLP_PLUGIN_NAME = _op.MLP_OP_TYPE    # same versions and namespace as SpectralConv's
 HEADERS_VERSION = "10.14.1"          # TensorRT headers the packaged library is compiled against
 
 Shapes = Mapping[str, Sequence[Sequence[int]]]  # input name -> (min, opt, max) dims
@@ -160,6 +161,7 @@ def _cmd_info(args) -> int:
     print(f"plugin library:   {path}")
     print(f"plugin:           {PLUGIN_NAME}, versions {PLUGIN_VERSION!r} (IPluginV3) and "
           f"{LEGACY_PLUGIN_VERSION!r} (IPluginV2DynamicExt), namespace {PLUGIN_NAMESPACE!r}")
+    print(f"plugin:           {MLP_PLUGIN_NAME}, the same versions and namespace")
     print(f"compiled against: TensorRT {HEADERS_VERSION} headers")
     try:
         trt = import_tensorrt()

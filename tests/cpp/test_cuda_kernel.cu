@@ -29,6 +29,7 @@ namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable
 void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor cores in the separable passes
 void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh), 1 flat (mixing_flat.cuh)
+void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -366,7 +367,16 @@ int main() {
         std::printf("FAIL: TFNO_TEST_MIX_FLAT=%s is not 0 or 1\n", flatName.c_str());
         return 1;
     }
-    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s\n", algoName.c_str(), tcName.c_str(), flatName.c_str());
+    // TFNO_TEST_FFT_PASS=0|1 forces the separable last-axis passes onto the DFT GEMM / the FFT (where possible)
+    const char* fft = std::getenv("TFNO_TEST_FFT_PASS");
+    const std::string fftName = fft ? fft : "auto";
+    if (fftName == "0" || fftName == "1") cuda::setFftPassOverride(fftName == "1" ? 1 : 0);
+    else if (fftName != "auto") {
+        std::printf("FAIL: TFNO_TEST_FFT_PASS=%s is not 0 or 1\n", fftName.c_str());
+        return 1;
+    }
+    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s\n", algoName.c_str(), tcName.c_str(),
+                flatName.c_str(), fftName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
@@ -407,6 +417,15 @@ int main() {
     runCase({"2d 97x101 primes f16", {97, 101}, 2, 3, 3, {11, 13}, {12, 0}, false, true, DataType::kFloat16}, rng);
     runCase({"3d 48x48x48 m12 f32", {48, 48, 48}, 1, 4, 4, {12, 12, 12}, {12, 12, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"3d 17x31x23 separable f32", {17, 31, 23}, 2, 3, 3, {5, 7, 9}, {4, 8, 0}, true, true, DataType::kFloat32}, rng);
+    // FFT last-axis passes (fft_pass.cuh; TFNO_TEST_FFT_PASS=0 runs them as DFT passes): the shortest
+    // axis with Nyquist, every bin of the longest, several lines per block with a partial last block
+    // (7 x 97 lines of 64 -> 2 per block), half precision, a 3D chain and a 2D plane (separable weights)
+    runCase({"1d 8 k5 FFT pass (Nyquist) f32", {8}, 3, 4, 5, {5}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 8192 k4097 FFT pass (every bin) f32", {8192}, 1, 2, 2, {4097}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 64 k9 N7 C97 FFT pass (2 lines per block) f32", {64}, 7, 97, 97, {9}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 2048 k33 FFT pass f16", {2048}, 5, 3, 4, {33}, {0}, false, true, DataType::kFloat16}, rng);
+    runCase({"3d 12x10x32 FFT last axis bf16", {12, 10, 32}, 2, 3, 3, {4, 3, 9}, {3, 3, 0}, false, true, DataType::kBFloat16}, rng);
+    runCase({"2d 20x16 separable FFT last axis f32", {20, 16}, 3, 3, 4, {4, 9}, {3, 0}, true, true, DataType::kFloat32}, rng);
     badCalls();
     return turbofno_test::finish(failures, seed);
 }

@@ -2,6 +2,7 @@
 // Checks the algorithm choice, the pass chain of the separable algorithm (kinds, sizes, buffers,
 // strides), the split of the last forward pass, the support check, and that the workspace bound is
 // monotone and covers every smaller shape (random shapes; seed from TURBOFNO_TEST_SEED, printed).
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -120,7 +121,15 @@ void testChoice() {
     expect(p2.supported && p2.algo == cuda::Algorithm::kFusedPlane, "2D 128x128 m32: fused plane");
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {128, 64})) == cuda::Algorithm::kSeparable, "2D m64: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 32})) == cuda::Algorithm::kSeparable, "2D 384x384: separable");
-    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 256x256 m32: fused plane");
+    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 256x256 m32: separable (FFT rows)");
+    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 250x180 m32: fused (no FFT)");
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "32x64 planes of 64x64: separable");
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64 planes of 64x64: fused");
+    expect(cuda::chooseAlgorithm(makeShape({128, 128}, {16, 8}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "128x128 m8: separable");
+    expect(cuda::chooseAlgorithm(makeShape({128, 128}, {64, 32}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64x128x128 m32: fused");
+    cuda::setFftPassOverride(0);
+    expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 256x256 m32 without FFT: fused plane");
+    cuda::setFftPassOverride(-1);
     // an axis the fused plane cannot hold runs separable, whatever the rule says
     const cuda::Plan pl = cuda::makePlan(makeShape({8, 30011}, {4, 40}), nullptr);
     expect(!pl.fusedSupported && pl.supported && pl.algo == cuda::Algorithm::kSeparable, "2D 8x30011: separable (fused cannot)");
@@ -180,6 +189,64 @@ void testFusedLayer() {
     cuda::setSkipTcOverride(1);
     expect(cuda::makePlan(s, &a).skipTc, "skip GEMM override 1: tensor cores");
     cuda::setSkipTcOverride(-1);
+}
+
+// FFT passes (fft_pass.cuh): R2C for power-of-two S_d in [8, 8192] with kd <= S_d/2 + 1, C2R also
+// needs T_d == S_d; never a split; lines per block within the shared-memory budget; the hook forces
+// them off (0) or back on (1, -1).
+void testFftPasses() {
+    auto sep = [](const core::SpectralConvShape& s) { return cuda::makePlan(s, nullptr).sep; };
+    for (int64_t S : {4, 6, 8, 12, 16, 100, 128, 1000, 1024, 4096, 8192, 8193, 16384, 65536}) {
+        const int64_t kd = std::max<int64_t>(1, std::min<int64_t>(S / 2 + 1, 5));
+        const auto s = makeShape({S}, {kd}, 2, 3, 4);
+        const cuda::SeparablePlan sp = sep(s);
+        const bool pow2 = (S & (S - 1)) == 0 && S >= cuda::kFftMinLen && S <= cuda::kFftMaxLen;
+        const std::string n = name(s);
+        expect(sp.fwd[0].pass.fft == (pow2 ? 1 : 0) && sp.inv[0].pass.fft == (pow2 ? 1 : 0), n + ": FFT passes exactly for power-of-two 8..8192");
+        if (pow2) {
+            const cuda::DftPass& r = sp.fwd[0].pass;
+            expect(sp.split == 1 && r.kPerSplit >= r.K, n + ": an FFT R2C never splits");
+            expect((1 << r.fftLog2S) == S && r.fftLines >= 1 && (r.fftLines & (r.fftLines - 1)) == 0 &&
+                       static_cast<int64_t>(r.fftLines) * S <= cuda::kFftLineBudget,
+                   n + ": FFT lines per block a power of two within the budget");
+            expect(r.b.rowStride == 1 && r.b.innerStride == S && r.b.inner >= r.N && r.c.rowStride == 1 && r.c.innerStride == kd &&
+                       r.c.inner >= r.N,
+                   n + ": FFT R2C on contiguous lines");
+            const cuda::DftPass& c = sp.inv[0].pass;
+            expect(c.c.rowStride == 1 && c.c.innerStride == S && c.c.inner >= c.N && c.b.rowStride == 1 && c.b.innerStride == kd,
+                   n + ": FFT C2R on contiguous lines");
+        }
+    }
+    // kept bins past S/2 + 1 (not a valid layer, but the R2C rule): DFT pass
+    expect(!sep(makeShape({64}, {40})).fwd[0].pass.fft, "R2C with kd > S/2 + 1: DFT pass");
+    // many lines: the full line budget per block; few lines: fewer per block (grid of >= kFftTargetBlocks where possible)
+    expect(sep(makeShape({128, 128}, {64, 32}, 8, 64, 64)).fwd[0].pass.fftLines == 64, "8x64x128x128: 64 lines of 128 per block");
+    expect(sep(makeShape({128}, {16}, 1, 4, 4)).fwd[0].pass.fftLines == 1, "1x4x128: 1 line per block (4 lines in all)");
+    expect(sep(makeShape({8192}, {32}, 32, 64, 64)).fwd[0].pass.fftLines == 1, "8192-point lines: 1 per block");
+    // the 2D / 3D chains: only the last axis' passes
+    const cuda::SeparablePlan s3 = sep(makeShape({32, 32, 64}, {8, 8, 16}, 1, 4, 4));
+    expect(s3.fwd[0].pass.fft && !s3.fwd[1].pass.fft && !s3.fwd[2].pass.fft && !s3.inv[0].pass.fft && !s3.inv[1].pass.fft &&
+               s3.inv[2].pass.fft,
+           "3D: FFT only on the last axis' R2C and C2R");
+    // resampling of the last axis: the C2R runs at T_d -> DFT pass; R2C (at S_d) still FFT
+    core::SpectralConvShape r = makeShape({64, 64}, {16, 9});
+    r.outSpatial[1] = 128;
+    const cuda::SeparablePlan sr = sep(r);
+    expect(sr.fwd[0].pass.fft && !sr.inv[1].pass.fft, "last axis resampled 64 -> 128: FFT R2C, DFT C2R");
+    core::SpectralConvShape r0 = makeShape({64, 64}, {16, 9});
+    r0.outSpatial[0] = 32;
+    expect(sep(r0).inv[1].pass.fft, "only a leading axis resampled: FFT C2R (T_d == S_d)");
+    // 1D with a small grid: the DFT pass splits, the FFT pass does not
+    const auto small = makeShape({1024}, {32}, 1, 4, 4);
+    expect(sep(small).split == 1, "1x4x1024 m32 FFT: split 1");
+    cuda::setFftPassOverride(0);
+    const cuda::SeparablePlan off = sep(small);
+    expect(!off.fwd[0].pass.fft && !off.inv[0].pass.fft && off.split > 1, "FFT override 0: DFT passes (and the DFT pass's split)");
+    expect(!sep(makeShape({128, 128}, {64, 32}, 8, 64, 64)).inv[1].pass.fft, "FFT override 0: 2D C2R DFT pass");
+    cuda::setFftPassOverride(1);
+    expect(sep(small).fwd[0].pass.fft && !sep(makeShape({100}, {8})).fwd[0].pass.fft, "FFT override 1: whenever possible");
+    cuda::setFftPassOverride(-1);
+    expect(sep(small).fwd[0].pass.fft && sep(small).inv[0].pass.fft, "FFT default: on whenever possible");
 }
 
 void testChains() {
@@ -312,6 +379,7 @@ int main() {
     testChains();
     testResampling();
     testFusedLayer();
+    testFftPasses();
     testMixing(rng);
     testFlatMixing(rng);
     testWorkspaceBound(rng);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,12 +33,15 @@ bool loggedError(std::string const& needle = "");
 // ---- the library, loaded like TensorRT loads it ---------------------------------------------------
 struct PluginLibrary {
     void* handle = nullptr;
-    nvinfer1::IPluginCreatorV3One* v3 = nullptr;
+    nvinfer1::IPluginCreatorV3One* v3 = nullptr;  // SpectralConv
     nvinfer1::IPluginCreator* v2 = nullptr;
+    nvinfer1::IPluginCreatorV3One* mlpV3 = nullptr;  // PointwiseMLP
+    nvinfer1::IPluginCreator* mlpV2 = nullptr;
     int nbCreators = 0;
 };
 // dlopen(path), call setLoggerFinder with the capturing logger, read getCreators and pick the
-// creators by their interface kind. Returns false (with a message) when anything is missing.
+// creators by their interface kind and plugin name. Returns false (with a message) when anything is
+// missing or a (kind, name) pair appears twice.
 bool loadPluginLibrary(std::string const& path, PluginLibrary& lib);
 
 // ---- fields as the ONNX parser passes them --------------------------------------------------------
@@ -127,5 +131,39 @@ struct HostInputs {
 };
 bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* inputs,
                   std::vector<double> const* expected);
+
+// ---- device data helpers (trt_harness_flow.cpp) -------------------------------------------------------
+size_t elemBytes(nvinfer1::DataType t);                       // 4 (fp32) or 2
+double roundTo(nvinfer1::DataType t, double v);               // v rounded to the type
+std::vector<unsigned char> encode(nvinfer1::DataType t, std::vector<double> const& v);
+std::vector<double> decode(nvinfer1::DataType t, std::vector<unsigned char> const& raw);
+double tolerance(nvinfer1::DataType t);                       // max|err| / max|ref| accepted per type
+int64_t count(nvinfer1::Dims const& d);                       // element count
+// Prints max|err|/max|ref| of one enqueue result and checks it against tolerance(type).
+bool compareOutputs(std::string const& name, nvinfer1::DataType type, char const* who, std::vector<double> const& got,
+                    std::vector<double> const& want);
+// Feeds `deserialize` every truncation of `blob`, one byte more, null data, every byte flipped
+// (masks 0x01, 0x80, 0xFF; `masks` picks how many) and `randomBlobs` random blobs of its length (from
+// `seed`); checks that none is accepted and every rejection logs an error. `label` names the checks.
+void corruptBlobSweep(std::string const& label, std::vector<unsigned char> const& blob,
+                      std::function<nvinfer1::IPluginV2*(void const*, size_t)> const& deserialize, int masks,
+                      int randomBlobs, uint32_t seed);
+struct DeviceBuffer {                                         // cudaMalloc'd bytes (ptr null on failure)
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    explicit DeviceBuffer(size_t n);
+    ~DeviceBuffer();
+    DeviceBuffer(DeviceBuffer const&) = delete;
+    DeviceBuffer& operator=(DeviceBuffer const&) = delete;
+};
+
+// ---- PointwiseMLP (trt_harness_mlp.cpp) ---------------------------------------------------------------
+void runMlpCpuChecks(PluginLibrary& lib);  // creators, fields, shapes, formats, workspace, serialization
+void runMlpGpuChecks(PluginLibrary& lib);  // build -> serialize -> runtime -> enqueue vs float64 reference
+// A PointwiseMLP case file ("op PointwiseMLP"): `inputs` are the input shapes in TensorRT's positional
+// order. With `expectError`, creation or shape inference must fail logging it; otherwise the build
+// phase runs from `fields` and, on a GPU, both interfaces enqueue random data vs the float64 reference.
+void runMlpCase(PluginLibrary& lib, std::string const& name, nvinfer1::DataType type, FieldSet& fields,
+                std::vector<std::vector<int64_t>> const& inputs, std::string const& expectError);
 
 }  // namespace trt_test

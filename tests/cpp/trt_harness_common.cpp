@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <random>
 
 #include "trt_harness.h"
 
@@ -67,16 +68,68 @@ bool loadPluginLibrary(std::string const& path, PluginLibrary& lib) {
     for (int32_t i = 0; i < n; ++i) {
         // TensorRT tells the creator kinds apart by getInterfaceInfo().kind, then casts.
         InterfaceInfo const info = creators[i]->getInterfaceInfo();
+        auto take = [&](auto*& slot, auto* creator) {
+            if (slot != nullptr) {
+                std::printf("two creators of kind '%s' named '%s'\n", info.kind, creator->getPluginName());
+                return false;
+            }
+            slot = creator;
+            return true;
+        };
+        bool ok = true;
         if (std::strcmp(info.kind, "PLUGIN CREATOR_V3ONE") == 0) {
-            lib.v3 = static_cast<IPluginCreatorV3One*>(creators[i]);
+            auto* c = static_cast<IPluginCreatorV3One*>(creators[i]);
+            bool const mlp = std::strcmp(c->getPluginName(), "PointwiseMLP") == 0;
+            ok = mlp ? take(lib.mlpV3, c) : take(lib.v3, c);
         } else if (std::strcmp(info.kind, "PLUGIN CREATOR_V1") == 0) {
-            lib.v2 = static_cast<IPluginCreator*>(creators[i]);
+            auto* c = static_cast<IPluginCreator*>(creators[i]);
+            bool const mlp = std::strcmp(c->getPluginName(), "PointwiseMLP") == 0;
+            ok = mlp ? take(lib.mlpV2, c) : take(lib.v2, c);
         } else {
             std::printf("unknown creator kind '%s'\n", info.kind);
             return false;
         }
+        if (!ok) return false;
     }
-    return lib.v3 != nullptr && lib.v2 != nullptr;
+    return lib.v3 != nullptr && lib.v2 != nullptr && lib.mlpV3 != nullptr && lib.mlpV2 != nullptr;
+}
+
+void corruptBlobSweep(std::string const& label, std::vector<unsigned char> const& blob,
+                      std::function<IPluginV2*(void const*, size_t)> const& deserialize, int masks, int randomBlobs,
+                      uint32_t seed) {
+    logger().take();
+    int accepted = 0, silent = 0, tried = 0;
+    auto tryBlob = [&](void const* data, size_t n) {
+        ++tried;
+        IPluginV2* q = deserialize(data, n);
+        if (q) {
+            ++accepted;
+            q->destroy();
+        }
+        if (!loggedError()) ++silent;
+    };
+    for (size_t n = 0; n < blob.size(); ++n) tryBlob(blob.data(), n);  // every truncation
+    std::vector<unsigned char> longer = blob;
+    longer.push_back(0);
+    tryBlob(longer.data(), longer.size());
+    tryBlob(nullptr, blob.size());
+    unsigned char const kMasks[] = {0x01, 0xFF, 0x80};
+    for (size_t i = 0; i < blob.size(); ++i) {  // every byte, `masks` corruptions each
+        for (int m = 0; m < masks && m < 3; ++m) {
+            std::vector<unsigned char> bad = blob;
+            bad[i] ^= kMasks[m];
+            tryBlob(bad.data(), bad.size());
+        }
+    }
+    std::mt19937 rng(seed);
+    for (int k = 0; k < randomBlobs; ++k) {  // random garbage of the right length
+        std::vector<unsigned char> bad(blob.size());
+        for (unsigned char& b : bad) b = static_cast<unsigned char>(rng());
+        tryBlob(bad.data(), bad.size());
+    }
+    check(accepted == 0, label + ": all " + std::to_string(tried) + " truncated/corrupted blobs rejected (" +
+                             std::to_string(accepted) + " accepted)");
+    check(silent == 0, label + ": every rejection logged an error (" + std::to_string(silent) + " silent)");
 }
 
 // ---- FieldSet -------------------------------------------------------------------------------------

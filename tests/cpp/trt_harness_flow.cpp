@@ -294,8 +294,7 @@ BuildResult buildPhase(PluginLibrary& lib, Case const& c, PluginFieldCollection 
 
 // ---------------------------------------------------------------------------------------------
 // Runtime phase (GPU)
-
-namespace {
+// Device-data helpers (declared in trt_harness.h; the PointwiseMLP checks use them too).
 
 size_t elemBytes(DataType t) { return t == DataType::kFLOAT ? 4 : 2; }
 
@@ -339,18 +338,12 @@ std::vector<double> decode(DataType t, std::vector<unsigned char> const& raw) {
 
 double tolerance(DataType t) { return t == DataType::kFLOAT ? 1e-4 : t == DataType::kHALF ? 1e-2 : 5e-2; }
 
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-    explicit DeviceBuffer(size_t n) : bytes(n) {
-        if (n && cudaMalloc(&ptr, n) != cudaSuccess) ptr = nullptr;
-    }
-    ~DeviceBuffer() {
-        if (ptr) cudaFree(ptr);
-    }
-    DeviceBuffer(DeviceBuffer const&) = delete;
-    DeviceBuffer& operator=(DeviceBuffer const&) = delete;
-};
+DeviceBuffer::DeviceBuffer(size_t n) : bytes(n) {
+    if (n && cudaMalloc(&ptr, n) != cudaSuccess) ptr = nullptr;
+}
+DeviceBuffer::~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);
+}
 
 int64_t count(Dims const& d) {
     int64_t n = 1;
@@ -358,8 +351,8 @@ int64_t count(Dims const& d) {
     return n;
 }
 
-// Compares one enqueue result; prints the measured error.
-bool compare(Case const& c, char const* who, std::vector<double> const& got, std::vector<double> const& want) {
+bool compareOutputs(std::string const& name, DataType type, char const* who, std::vector<double> const& got,
+                    std::vector<double> const& want) {
     double maxErr = 0, maxRef = 0;
     bool finite = got.size() == want.size();
     for (size_t i = 0; finite && i < got.size(); ++i) {
@@ -368,12 +361,10 @@ bool compare(Case const& c, char const* who, std::vector<double> const& got, std
         maxRef = std::max(maxRef, std::fabs(want[i]));
     }
     double const rel = maxRef > 0 ? maxErr / maxRef : maxErr;
-    std::printf("  %-34s %-3s max|err|/max|ref| = %.3e (tol %.0e)%s\n", c.name.c_str(), who, rel, tolerance(c.type),
+    std::printf("  %-34s %-3s max|err|/max|ref| = %.3e (tol %.0e)%s\n", name.c_str(), who, rel, tolerance(type),
                 finite ? "" : "  NON-FINITE / UNWRITTEN OUTPUT");
-    return check(finite && rel <= tolerance(c.type), c.name + ": " + who + " output matches the float64 reference");
+    return check(finite && rel <= tolerance(type), name + ": " + who + " output matches the float64 reference");
 }
-
-}  // namespace
 
 bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInputs const* given,
                   std::vector<double> const* expected) {
@@ -452,7 +443,7 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
         bool ok1 = check(rc == 0 && err == cudaSuccess, c.name + ": " + who + " enqueue (rc " + std::to_string(rc) +
                                                            ", " + cudaGetErrorString(err) + ")");
         loggedError();
-        return ok1 && compare(c, who, got, want);
+        return ok1 && compareOutputs(c.name, c.type, who, got, want);
     };
 
     auto readY = [&]() {

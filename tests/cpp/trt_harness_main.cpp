@@ -13,6 +13,10 @@
 //   shape x|weight|bias <dims...>
 //   data <dir>               x.bin weight.bin [bias.bin] expected.bin, float64 little-endian
 //   expect_error <substring> creation or shape inference must fail and log this
+//   op PointwiseMLP          the case is for the PointwiseMLP plugin (default SpectralConv): its
+//                            "shape <name> <dims...>" lines (x, w1, b1, w2, b2, r, g) list the inputs in
+//                            TensorRT's positional order; no data line (random inputs vs the harness's
+//                            float64 reference on a GPU)
 // Exit code 0 when every check passed.
 #include <cstdio>
 #include <cstring>
@@ -54,7 +58,8 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
     FieldSet fields;
     std::vector<int64_t> shapes[4];  // x, weight, bias, skip_weight
     bool haveBias = false, haveSkip = false;
-    std::string dataDir, expectError;
+    std::string dataDir, expectError, op = "SpectralConv";
+    std::vector<std::vector<int64_t>> ordered;  // every shape line in file order (PointwiseMLP inputs)
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream ls(line);
@@ -83,12 +88,16 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
             if (name == "separable" && count == 1) c.separable = values[0];
             if (name == "activation" && count == 1) c.activation = values[0];
             if (name == "output_size") c.outputSize.assign(values.begin(), values.end());
+        } else if (key == "op") {
+            ls >> op;
         } else if (key == "shape") {
             std::string which;
             ls >> which;
             int const idx = which == "x" ? 0 : which == "weight" ? 1 : which == "bias" ? 2 : 3;
             int64_t v;
-            while (ls >> v) shapes[idx].push_back(v);
+            ordered.emplace_back();
+            while (ls >> v) ordered.back().push_back(v);
+            shapes[idx].insert(shapes[idx].end(), ordered.back().begin(), ordered.back().end());
             haveBias = haveBias || idx == 2;
             haveSkip = haveSkip || idx == 3;
         } else if (key == "data") {
@@ -98,6 +107,11 @@ int runCaseFile(PluginLibrary& lib, std::string const& path) {
         }
     }
     std::printf("[case file %s: %s]\n", path.c_str(), c.name.c_str());
+    if (op == "PointwiseMLP") {
+        runMlpCase(lib, c.name, c.type, fields, ordered, expectError);
+        return 0;
+    }
+    if (!check(op == "SpectralConv", "case file op is SpectralConv or PointwiseMLP, not '" + op + "'")) return 0;
 
     if (!expectError.empty()) {
         // Creation (or, when the attributes alone are valid, shape inference) must fail with the message.
@@ -193,8 +207,10 @@ int main(int argc, char** argv) {
     }
     PluginLibrary lib;
     if (!loadPluginLibrary(libPath, lib)) return 1;
-    std::printf("loaded %s: %d creators (V3 version \"%s\", V2 version \"%s\")\n", libPath.c_str(), lib.nbCreators,
-                lib.v3->getPluginVersion(), lib.v2->getPluginVersion());
+    std::printf("loaded %s: %d creators (V3 version \"%s\", V2 version \"%s\"; PointwiseMLP V3 version \"%s\", "
+                "V2 version \"%s\")\n",
+                libPath.c_str(), lib.nbCreators, lib.v3->getPluginVersion(), lib.v2->getPluginVersion(),
+                lib.mlpV3->getPluginVersion(), lib.mlpV2->getPluginVersion());
 
     tally().seed = turbofno_test::testSeed();
 
@@ -203,12 +219,16 @@ int main(int argc, char** argv) {
             if (runCaseFile(lib, f) != 0) return 2;
         }
     } else {
-        if (!gpuOnly) runCpuChecks(lib);
+        if (!gpuOnly) {
+            runCpuChecks(lib);
+            runMlpCpuChecks(lib);
+        }
         std::string reason;
         if (cpuOnly) {
             std::printf("GPU checks not run (--cpu-only)\n");
         } else if (gpuAvailable(&reason)) {
             runGpuChecks(lib);
+            runMlpGpuChecks(lib);
         } else if (requireGpu) {
             check(false, "GPU required but " + reason);
         } else if (gpuOnly) {

@@ -5,6 +5,7 @@ caused it; the campaign then continues with the next case.
 
     python tests/fuzz/campaign.py --ort 12000 --trt 12000 --export 60 --minutes 40 --log tests/fuzz/logs/run.md
     python tests/fuzz/campaign.py --ort 300 --trt 0 --export 2          # a small slice
+    python tests/fuzz/campaign.py --ort 0 --trt 0 --trt-mlp 3000 --export 0   # the PointwiseMLP plugin only
 
 Outcomes per case: ok / rejected (clean), WRONG (a wrong number, or a valid input refused),
 ACCEPTED (an invalid input accepted), UNCLEAN (an unexpected exception type in the exporter),
@@ -52,8 +53,9 @@ def _worker(part: str, seed: int, start: int, count: int, lib: str) -> None:
 
 
 def _command(part: str, seed: int, start: int, count: int, lib: str, trt_fuzz: str) -> list[str]:
-    if part == "trt":
-        return [trt_fuzz, "--lib", lib, "--seed", str(seed), "--start", str(start), "--count", str(count)]
+    if part in ("trt", "trt-mlp"):
+        op = ["--op", "PointwiseMLP"] if part == "trt-mlp" else []
+        return [trt_fuzz, "--lib", lib, *op, "--seed", str(seed), "--start", str(start), "--count", str(count)]
     return [sys.executable, os.path.abspath(__file__), "--worker", part, "--seed", str(seed), "--start", str(start),
             "--count", str(count), "--lib", lib]
 
@@ -112,6 +114,7 @@ def main() -> int:
     ap.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--ort", type=int, default=300, help="ORT op cases")
     ap.add_argument("--trt", type=int, default=0, help="TensorRT plugin cases (needs --trt-fuzz)")
+    ap.add_argument("--trt-mlp", type=int, default=0, help="PointwiseMLP TensorRT plugin cases (needs --trt-fuzz)")
     ap.add_argument("--export", type=int, default=2, help="exporter cases (slow: ~1-3 s each)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--lib", default=None, help="libturbofno_ort.so (default: turbofno.get_library_path())")
@@ -132,14 +135,14 @@ def main() -> int:
     import turbofno
 
     ort_lib = args.lib or turbofno.get_library_path("ort")
-    parts = {"ort": args.ort, "trt": args.trt, "export": args.export}
+    parts = {"ort": args.ort, "trt": args.trt, "trt-mlp": args.trt_mlp, "export": args.export}
     first = {p: 0 for p in parts}
     if args.only:
         part, index = args.only.split(":")
         parts = {part: int(index) + 1}
         first = {part: int(index)}
     trt_lib = None
-    if parts.get("trt"):
+    if parts.get("trt") or parts.get("trt-mlp"):
         trt_lib = args.trt_lib or turbofno.get_library_path("trt")
         if not os.path.exists(args.trt_fuzz):
             print(f"campaign: {args.trt_fuzz} not found (build tests/cpp with the TensorRT plugin)", file=sys.stderr)
@@ -150,7 +153,7 @@ def main() -> int:
     for part, total in parts.items():
         if total <= 0:
             continue
-        lib = trt_lib if part == "trt" else ort_lib
+        lib = trt_lib if part in ("trt", "trt-mlp") else ort_lib
         counts, findings, ran = run_part(part, first[part], total, seed, lib, args.trt_fuzz, deadline,
                                          args.case_timeout, args.chunk if part != "export" else 10, sys.stdout)
         results[part] = (total, ran, counts, findings)

@@ -43,7 +43,12 @@ PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_T
 for p in "${PATHS[@]}"; do
     step "test_cuda_kernel_${p%%:*}" env ${p#*:} build-gpu/tests/cpp/test_cuda_kernel
 done
+# the separable passes once more with the DFT-as-GEMM last axis (the planner runs FFT passes where it can)
+[[ " $PARTS " == *" kernel "* ]] && step test_cuda_kernel_separable_dft env TFNO_TEST_ALGO=separable TFNO_TEST_FFT_PASS=0 \
+    build-gpu/tests/cpp/test_cuda_kernel
 [[ " $PARTS " == *" kernel "* ]] && step verify_kernel python3 tests/gpu/verify_kernel.py ${VERIFY_ARGS:-}
+# PointwiseMLP (pointwise_mlp.cu): float64 reference, every variant forced, then its sanitizers below
+[[ " $PARTS " == *" kernel "* ]] && step test_cuda_mlp build-gpu/tests/cpp/test_cuda_mlp
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # sanitizers: every tool on the separable path, memcheck + racecheck on the planner's choice (the fused
 # plane for most 2D cases); each run bounded by SAN_TIMEOUT seconds (a timeout fails the step)
@@ -58,6 +63,11 @@ for run in "${SAN_RUNS[@]}"; do
             build-gpu/tests/cpp/test_cuda_kernel
     done
 done
+if [[ " $PARTS " == *" kernel "* ]]; then
+    for tool in memcheck racecheck; do
+        step "${tool}_mlp" timeout "$SAN_TIMEOUT" "$CS" --tool $tool --error-exitcode 9 build-gpu/tests/cpp/test_cuda_mlp --quick
+    done
+fi
 if [[ " $PARTS " != *" ort "* ]]; then
     echo "=== ort steps: not in PARTS=$PARTS" | tee -a "$LOG"
 elif python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
@@ -67,13 +77,15 @@ elif python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutio
     # the exporter ones need neuraloperator importable
     step ort_cuda_features python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_fused_layer.py \
         tests/python/test_output_size.py tests/python/test_session_tf32.py tests/python/test_export_devices.py \
-        tests/python/test_export_dynamic.py tests/python/test_session_input_shapes.py
+        tests/python/test_export_dynamic.py tests/python/test_session_input_shapes.py tests/python/test_pointwise_mlp.py \
+        tests/python/test_export_fuse_mlp.py
     step ort_cuda_stress python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py
     # Under the sanitizers: few iterations (each launch is slow there); any report fails the step.
     # racecheck instruments only our kernels (--kernel-name kns=turbofno, STRESS_RACECHECK_FILTER): with
     # every ORT kernel instrumented, one iteration ran past 280 s on the H200 (logs/final_8c31d89).
     for tool in memcheck racecheck; do
         [ "$tool" = racecheck ] && [ "${STRESS_RACECHECK:-1}" = 0 ] && continue
+        [ "$tool" = memcheck ] && [ "${STRESS_MEMCHECK:-1}" = 0 ] && continue
         filter=(); [ "$tool" = racecheck ] && filter=(--kernel-name "${STRESS_RACECHECK_FILTER:-kns=turbofno}")
         step ort_cuda_stress_$tool timeout "$SAN_TIMEOUT" env TURBOFNO_STRESS_ITERS=${STRESS_SANITIZER_ITERS:-3} "$CS" --tool $tool \
             "${filter[@]}" --error-exitcode 9 python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda_stress.py

@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split|fft] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -8,6 +8,8 @@ and of one call; rel-L2 of every variant against a float64 layer, output poisone
 Sets: `tc` = the fused plane, the separable passes on fp32 FMA and on 3xTF32 tensor cores (the
 planner's choice of algorithm and pass units); `pdl_ring` = programmatic dependent launch x the
 mixing weight ring; `mix_flat` = the tiled vs the flat mixing kernel (mixing_flat.cuh) and the
+planner; `fft` = the separable algorithm (forced) with the DFT-as-GEMM last-axis passes vs the FFT
+passes (fft_pass.cuh, power-of-two last axes only: other shapes time the same kernels twice), and the
 planner (bench/configs/gpu_model_layers.json has the models' layer shapes). Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
@@ -36,6 +38,11 @@ SETS = {
                  "planner": ("auto", -1, -1, -1)},
     # (path, pdl, ring, flat, split steps): the separable forward's k split at >= 4 / 2 / 1 steps per split
     "split": {f"split >= {s} steps": ("auto", -1, -1, -1, s) for s in (4, 2, 1)},
+    # (path, pdl, ring, flat, split steps, fft passes)
+    "fft_algo": {"fused plane": ("fused", -1, -1, -1, -1, -1), "separable fft": ("separable", -1, -1, -1, -1, 1),
+                 "planner": ("auto", -1, -1, -1, -1, -1)},
+    "fft": {"separable dft": ("separable", -1, -1, -1, -1, 0), "separable fft": ("separable", -1, -1, -1, -1, 1),
+            "planner": ("auto", -1, -1, -1, -1, -1)},
 }
 
 
@@ -57,9 +64,10 @@ def main():
             r = dict(shape=c.label, torch_graph_ms=graph_bench(c.torch_fn, R, iters, warm))
         layer = Layer(x.shape, w.shape, True, c.low, c.high)
         y = torch.empty_like(x)
-        for tag, (path, pdl, ring, flat, *split) in variants.items():
+        for tag, (path, pdl, ring, flat, *extra) in variants.items():
             set_path(path)
-            set_tuning(pdl, ring, mix_flat=flat, split_steps=split[0] if split else -1)
+            set_tuning(pdl, ring, mix_flat=flat, split_steps=extra[0] if extra else -1,
+                       fft_pass=extra[1] if len(extra) > 1 else -1)
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()

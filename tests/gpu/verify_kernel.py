@@ -63,6 +63,10 @@ SHAPES = [
     ((3, 200, 5), [1, 50, 3], [1, 49, 0], 2, 2, 3),       # 3D long middle axis, p + q < S
     ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups
     ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels
+    ((8,), [5], [0], 3, 4, 5),                 # FFT passes (fft_pass.cuh): the shortest axis, Nyquist kept
+    ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis, every bin
+    ((64,), [9], [0], 7, 97, 97),              # FFT passes: 2 lines per block, a partial last block
+    ((12, 10, 32), [4, 3, 9], [3, 3, 0], 2, 3, 3),  # FFT last axis of a 3D chain
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
@@ -84,6 +88,8 @@ RESAMPLE = [
     ((12, 10), [3, 4], [2, 0], (24, 20)),        # 2D up (high block lands at S - q.. of the longer axis)
     ((24, 20), [5, 6], [4, 0], (12, 9)),         # 2D down, odd T
     ((6, 5, 7), [2, 2, 3], [1, 2, 0], (9, 4, 12)),
+    ((12, 16), [3, 5], [2, 0], (24, 16)),        # leading axis only: FFT C2R (T_d == S_d)
+    ((12, 16), [3, 5], [2, 0], (12, 32)),        # last axis resampled: FFT R2C, DFT C2R
 ]
 
 
@@ -95,6 +101,8 @@ FUSED = [
     ((6, 7, 10), [2, 1, 3], [1, 2, 0], 4),       # SiLU
     ((65, 33), [9, 10], [8, 0], 5),              # tanh
     ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
+    ((10, 64), [3, 17], [2, 0], 1),              # FFT C2R epilogue: skip + GELU
+    ((256,), [33], [0], 3),                      # 1D FFT C2R epilogue: skip + ReLU
 ]
 
 # --skip-gemm: (spatial, low, high, batch, cin, cout). Channels across the 16-channel steps and the
@@ -200,6 +208,9 @@ def main() -> int:
     ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
     ap.add_argument("--mix-flat", default="-1", metavar="MODES",
                     help="mixing kernel per run of the plan: -1 the planner's, 1 flat, 0 tiled, e.g. 1,0 (every path each)")
+    ap.add_argument("--fft-pass", default="-1", metavar="MODES",
+                    help="separable last-axis passes per run of the plan: -1 the planner's, 1 FFT (fft_pass.cuh, where possible), "
+                         "0 DFT GEMM, e.g. 1,0 (every path and mixing mode each)")
     ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1) / off (0), e.g. 1,0")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
@@ -223,11 +234,14 @@ def main() -> int:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
     paths = [p for p in args.paths.split(",") if p]
     assert all(p in PATHS for p in paths), f"--paths takes {sorted(PATHS)}"
-    for path, mix in [(p, int(m)) for m in args.mix_flat.split(",") for p in paths]:
+    for path, mix, fft in [(p, int(m), int(f)) for f in args.fft_pass.split(",") for m in args.mix_flat.split(",")
+                           for p in paths]:
         set_path(path)  # a forced path that cannot run a shape falls back to the other algorithm
-        set_tuning(mix_flat=mix)
+        set_tuning(mix_flat=mix, fft_pass=fft)
         if mix >= 0:
             path = f"{path} mix_flat={mix}"
+        if fft >= 0:
+            path = f"{path} fft_pass={fft}"
         for (spatial, low, high, batch, cin, cout), dt, lay in plan:
             err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
             ok = finite and err <= TOL[dt]

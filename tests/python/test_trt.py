@@ -1,6 +1,6 @@
 """turbofno.trt and libturbofno_trt.so: exported symbols, the harness's CPU checks, the CLI without
-TensorRT, and (requires_trt) a real engine built from an exported model and compared with the
-float64 reference."""
+TensorRT, and (requires_trt) real engines built from an exported SpectralConv model and from a
+one-node PointwiseMLP model, compared with float64 references."""
 from __future__ import annotations
 
 import importlib.util
@@ -58,6 +58,7 @@ def test_names_match_the_op_contract():
     from turbofno import _op
 
     assert trt.PLUGIN_NAME == _op.OP_TYPE and trt.PLUGIN_VERSION == _op.PLUGIN_VERSION
+    assert trt.MLP_PLUGIN_NAME == _op.MLP_OP_TYPE == "PointwiseMLP"
     assert trt.PLUGIN_NAMESPACE == _op.PLUGIN_NAMESPACE
 
 
@@ -103,5 +104,67 @@ def test_engine_matches_reference(tmp_path, fp16):
     assert ctx.execute_async_v3(stream)
     torch.cuda.synchronize()
     want = reference.spectral_conv(x, w, b, modes_low=[3, 6], modes_high=[2, 0])
+    err = np.abs(yd.cpu().numpy() - want).max() / np.abs(want).max()
+    assert err < (1e-2 if fp16 else 1e-4), err
+
+
+def _mlp_reference(x, w1, b1, w2, b2, r, g, hidden_activation, activation):
+    """PointwiseMLP in float64 (plugins/include/turbofno/pointwise_mlp.h); activations 0 and 1 only."""
+    from math import erf
+
+    gelu = np.vectorize(lambda v: 0.5 * v * (1.0 + erf(v / np.sqrt(2.0))))
+    act = {0: lambda v: v, 1: gelu}
+    x64 = x.astype(np.float64)
+    h = act[hidden_activation](np.einsum("ji,ni...->nj...", w1, x64) + b1.reshape(1, -1, *([1] * (x.ndim - 2))))
+    y = np.einsum("oj,nj...->no...", w2, h) + b2.reshape(1, -1, *([1] * (x.ndim - 2)))
+    y = y + g.reshape(1, -1, *([1] * (x.ndim - 2))) * r
+    return act[activation](y)
+
+
+@pytest.mark.requires_trt
+@pytest.mark.parametrize("fp16", [False, True])
+def test_mlp_engine_matches_reference(tmp_path, fp16):
+    """A one-node PointwiseMLP model (7 inputs; x and r dynamic, weights as initializers) -> TensorRT
+    engine through the ONNX parser -> run -> float64 reference."""
+    import tensorrt as tensorrt_mod
+    import torch  # only for device buffers
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = seeding.rng(5)
+    cin, ch, cout = 3, 16, 4
+    w1 = rng.uniform(-0.5, 0.5, (ch, cin)).astype(np.float32)
+    b1 = rng.uniform(-0.5, 0.5, (ch,)).astype(np.float32)
+    w2 = rng.uniform(-0.5, 0.5, (cout, ch)).astype(np.float32)
+    b2 = rng.uniform(-0.5, 0.5, (cout,)).astype(np.float32)
+    g = rng.uniform(-1, 1, (cout,)).astype(np.float32)
+    x = rng.uniform(-1, 1, (2, cin, 12, 15)).astype(np.float32)
+    r = rng.uniform(-1, 1, (2, cout, 12, 15)).astype(np.float32)
+    node = helper.make_node("PointwiseMLP", ["x", "w1", "b1", "w2", "b2", "r", "g"], ["y"], domain="ai.turbofno",
+                            plugin_version="1", hidden_activation=1, activation=0)
+    graph = helper.make_graph(
+        [node], "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", cin, 12, 15]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, ["N", cout, 12, 15])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", cout, 12, 15])],
+        initializer=[numpy_helper.from_array(a, n) for a, n in ((w1, "w1"), (b1, "b1"), (w2, "w2"), (b2, "b2"), (g, "g"))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.turbofno", 2)])
+    model.ir_version = 10
+    path = tmp_path / "mlp.onnx"
+    path.write_bytes(model.SerializeToString())
+    plan = trt.build_engine(str(path), fp16=fp16, shapes={"x": ([1, cin, 12, 15], [2, cin, 12, 15], [4, cin, 12, 15]),
+                                                          "r": ([1, cout, 12, 15], [2, cout, 12, 15], [4, cout, 12, 15])})
+    runtime = tensorrt_mod.Runtime(tensorrt_mod.Logger(tensorrt_mod.Logger.WARNING))
+    engine = runtime.deserialize_cuda_engine(plan)
+    ctx = engine.create_execution_context()
+    ctx.set_input_shape("x", x.shape)
+    ctx.set_input_shape("r", r.shape)
+    xd, rd = torch.from_numpy(x).cuda(), torch.from_numpy(r).cuda()
+    yd = torch.empty((2, cout, 12, 15), device="cuda")
+    ctx.set_tensor_address("x", xd.data_ptr())
+    ctx.set_tensor_address("r", rd.data_ptr())
+    ctx.set_tensor_address("y", yd.data_ptr())
+    assert ctx.execute_async_v3(torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    want = _mlp_reference(x, w1, b1, w2, b2, r, g, 1, 0)
     err = np.abs(yd.cpu().numpy() - want).max() / np.abs(want).max()
     assert err < (1e-2 if fp16 else 1e-4), err

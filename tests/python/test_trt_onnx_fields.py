@@ -17,9 +17,9 @@ import numpy as np
 import seeding
 import pytest
 
-from trt_harness_util import (CREATOR_FIELDS, find_harness, narrow_int32, parser_fields, plugin_key,
-                              trt_library_or_skip, write_case)
-from turbofno import reference
+from trt_harness_util import (CREATOR_FIELDS, MLP_CREATOR_FIELDS, MLP_INPUTS, find_harness, narrow_int32,
+                              parser_fields, plugin_key, trt_library_or_skip, write_case)
+from turbofno import reference, trt
 
 HARNESS = find_harness()
 pytestmark = pytest.mark.skipif(
@@ -77,7 +77,8 @@ def test_harness_lists_the_parser_lookup_key():
     model = reference.make_model(w, modes_low=[2, 3], modes_high=[2, 0])
     node = model.graph.node[0]
     out = subprocess.run([HARNESS, "--lib", trt_lib(), "--cpu-only"], capture_output=True, text=True, timeout=300)
-    m = re.search(r'2 creators \(V3 version "([^"]*)", V2 version "([^"]*)"\)', out.stdout)
+    m = re.search(r'4 creators \(V3 version "([^"]*)", V2 version "([^"]*)"; '
+                  r'PointwiseMLP V3 version "([^"]*)", V2 version "([^"]*)"\)', out.stdout)
     assert m, out.stdout[-2000:]
     assert plugin_key(node) == ("SpectralConv", m.group(1), "")
     assert m.group(2) != m.group(1)  # the legacy creator is reachable with plugin_version=<its version>
@@ -148,3 +149,76 @@ def test_int64_values_are_narrowed_like_the_parser():
     assert parser_fields(node) == [("modes_low", "INT32", [3, 5]), ("modes_high", "INT32", [2, 0]),
                                    ("norm", "INT32", [1])]
     assert narrow_int32(-1) == -1 and narrow_int32(2**31) == -(2**31)
+
+
+# ---- PointwiseMLP -------------------------------------------------------------------------------------
+
+def mlp_node(inputs=MLP_INPUTS, **attributes):
+    """A PointwiseMLP node as the exporter writes it (domain ai.turbofno, plugin_version "1");
+    attributes set to None are left out."""
+    from onnx import helper
+
+    attrs = {k: v for k, v in attributes.items() if v is not None}
+    return helper.make_node("PointwiseMLP", list(inputs), ["y"], domain="ai.turbofno", plugin_version="1", **attrs)
+
+
+def mlp_shapes(node, *, n=2, cin=3, ch=8, cout=4, spatial=(5, 7)) -> dict:
+    """The input shapes TensorRT would hand the plugin: the node's non-empty inputs in order (an
+    empty optional input name is left out here; whether TensorRT's parser drops or keeps it has not
+    been checked, so the plugin must reject a shifted input list)."""
+    full = {"x": (n, cin, *spatial), "w1": (ch, cin), "b1": (ch,), "w2": (cout, ch), "b2": (cout,),
+            "residual": (n, cout, *spatial), "gate": (cout,)}
+    return {name: full[slot] for slot, name in zip(MLP_INPUTS, node.input) if name}
+
+
+def test_mlp_harness_lists_the_parser_lookup_key():
+    out = subprocess.run([HARNESS, "--lib", trt_lib(), "--cpu-only"], capture_output=True, text=True, timeout=300)
+    m = re.search(r'PointwiseMLP V3 version "([^"]*)", V2 version "([^"]*)"', out.stdout)
+    assert m, out.stdout[-2000:]
+    node = mlp_node(hidden_activation=1, activation=0)
+    assert plugin_key(node) == (trt.MLP_PLUGIN_NAME, m.group(1), "") == ("PointwiseMLP", trt.PLUGIN_VERSION, "")
+    assert m.group(2) != m.group(1)
+    assert {f[0] for f in parser_fields(node, MLP_CREATOR_FIELDS)} == set(MLP_CREATOR_FIELDS)
+    assert parser_fields(mlp_node(), MLP_CREATOR_FIELDS) == []  # absent attributes: the plugin's defaults
+
+
+@pytest.mark.parametrize("spec", [
+    dict(name="mlp-4in-defaults", inputs=MLP_INPUTS[:4], attrs={}),
+    dict(name="mlp-5in-relu", inputs=MLP_INPUTS[:5], attrs=dict(hidden_activation=3, activation=0)),
+    dict(name="mlp-6in-residual-silu", inputs=MLP_INPUTS[:6], attrs=dict(hidden_activation=1, activation=4),
+         dtype="float16"),
+    dict(name="mlp-7in-gated-tanh", inputs=MLP_INPUTS, attrs=dict(hidden_activation=2, activation=5)),
+    dict(name="mlp-7in-rank0", inputs=MLP_INPUTS, attrs=dict(activation=3), spatial=()),
+    dict(name="mlp-7in-rank3-bf16", inputs=MLP_INPUTS, attrs=dict(hidden_activation=0), spatial=(3, 4, 5),
+         dtype="bfloat16"),
+], ids=lambda s: s["name"])
+def test_mlp_node_fields_build_and_run(tmp_path, spec):
+    node = mlp_node(spec["inputs"], **spec["attrs"])
+    case = tmp_path / f"{spec['name']}.case"
+    write_case(case, spec["name"], parser_fields(node, MLP_CREATOR_FIELDS),
+               mlp_shapes(node, spatial=spec.get("spatial", (5, 7))), dtype=spec.get("dtype", "float32"),
+               op="PointwiseMLP")
+    res = run_harness(case)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
+    assert "0 failed" in res.stdout, res.stdout[-4000:]
+    if os.environ.get("TURBOFNO_TRT_REQUIRE_GPU") == "1":
+        assert "SKIPPED" not in res.stdout, res.stdout[-2000:]
+    if "SKIPPED" not in res.stdout:
+        assert res.stdout.count("max|err|/max|ref|") == 2, res.stdout[-3000:]  # both plugins vs float64
+
+
+@pytest.mark.parametrize("inputs,attrs,needle", [
+    (MLP_INPUTS[:4], dict(activation=6), "PointwiseMLP 'bad': createPlugin"),
+    (MLP_INPUTS[:4], dict(hidden_activation=-1), "PointwiseMLP 'bad': createPlugin"),
+    # An absent B1 ("" in ONNX) cannot be expressed positionally: 3 tensors, or W2 in B1's slot.
+    (("x", "w1", "", "w2"), {}, "expected 4 to 7 inputs"),
+    (("x", "w1", "", "w2", "b2"), {}, "positional"),
+    (("x", "w1", "b1", "w2", "", "residual"), {}, "positional"),
+], ids=["activation", "hidden-activation", "no-b1", "no-b1-with-b2", "no-b2-before-r"])
+def test_mlp_bad_nodes_are_rejected_with_the_reason(tmp_path, inputs, attrs, needle):
+    node = mlp_node(inputs, **attrs)
+    case = tmp_path / "bad.case"
+    write_case(case, "bad", parser_fields(node, MLP_CREATOR_FIELDS), mlp_shapes(node), expect_error=needle,
+               op="PointwiseMLP")
+    res = run_harness(case)
+    assert res.returncode == 0 and "0 failed" in res.stdout, res.stdout[-3000:]

@@ -24,6 +24,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # What libturbofno_trt's creators advertise (checked against the harness output by the tests).
 CREATOR_FIELDS = {"modes_low": "INT32", "modes_high": "INT32", "norm": "INT32", "separable": "INT32",
                   "output_size": "INT32", "activation": "INT32"}
+# The PointwiseMLP creator's fields (both optional: hidden_activation 1 = gelu, activation 0 = identity).
+MLP_CREATOR_FIELDS = {"hidden_activation": "INT32", "activation": "INT32"}
+# PointwiseMLP's inputs in ONNX order (turbofno._op.MLP_INPUTS); TensorRT passes them positionally
+# (trt_plugin/README.md).
+from turbofno._op import MLP_INPUTS  # noqa: E402
 
 
 def trt_library_or_skip() -> str:
@@ -97,8 +102,12 @@ def plugin_key(node) -> tuple[str, str, str]:
 
 
 def write_case(path: Path, name: str, fields, shapes: dict, data_dir: Path | None = None,
-               expect_error: str | None = None, dtype: str = "float32") -> None:
+               expect_error: str | None = None, dtype: str = "float32", op: str | None = None) -> None:
+    """A harness case file (format: tests/cpp/trt_harness_main.cpp). For op="PointwiseMLP" the shapes
+    are the inputs in TensorRT's positional order (dict order)."""
     lines = [f"name {name}", f"dtype {dtype}"]
+    if op is not None:
+        lines.append(f"op {op}")
     lines += [f"field {n} {t} {len(v)} " + " ".join(map(str, v)) for n, t, v in fields]
     lines += [f"shape {k} " + " ".join(map(str, dims)) for k, dims in shapes.items()]
     if data_dir is not None:

@@ -1,0 +1,226 @@
+// The FFT passes' own source (plugins/cuda/fft_pass.cuh, compiled as host C++ by run.sh) run on CPU
+// threads with the DftPass the planner makes (plan_separable.cpp: fft, fftLines, views, scale,
+// bias map), against float64 sums of the DFT pass's definitions (dft_pass.h):
+//   R2C: X[g, k] = sum_t x[g, t] e^{-2 pi i k t / S}, k < kd
+//   C2R: y[g, t] = act(scale * sum_{k < K} c_k Re(Z[g, k] e^{+2 pi i k t / S}) + bias[(g / biasDiv) % biasMod] [+ y])
+// for S = 8 .. 8192, kd = 1, 5, S/2, S/2 + 1, several lines per block (the planner's count and forced
+// ones, with a partial last block), fp32 / fp16 / bf16, bias, skip (addY) and activations; NaN-filled
+// shared memory and outputs. No GPU: this checks the index math, the barriers and the arithmetic,
+// not the device code generation. Exit 1 on any failure.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fft_pass.cuh"
+#include "plan_separable.h"
+
+using namespace turbofno;
+using cuda::DftPass;
+using cuda::PassKind;
+
+namespace {
+
+int failures = 0, checks = 0;
+double worstF32 = 0;
+
+template <typename T> float toF(T v) { return cuda::toFloat<T>(v); }
+template <typename T> T fromF(float v) { return cuda::fromFloat<T>(v); }
+template <typename T> const char* tname();
+template <> const char* tname<float>() { return "f32"; }
+template <> const char* tname<__half>() { return "f16"; }
+template <> const char* tname<__nv_bfloat16>() { return "bf16"; }
+template <typename T> double tol();
+template <> double tol<float>() { return 2e-6; }
+template <> double tol<__half>() { return 2e-3; }
+template <> double tol<__nv_bfloat16>() { return 1.5e-2; }
+
+double act(double v, int a) {
+    switch (a) {
+        case 1: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        case 3: return v > 0 ? v : 0.0;
+        case 5: return std::tanh(v);
+        default: return v;
+    }
+}
+
+void report(bool ok, const std::string& what, double err, double tolerance) {
+    ++checks;
+    if (!ok) ++failures;
+    std::printf("%s %-78s rel-L2 %.3e (tol %.0e)\n", ok ? "ok  " : "FAIL", what.c_str(), err, tolerance);
+}
+
+core::SpectralConvShape shape1(int64_t lead, int64_t S, int64_t kd, int64_t n, int64_t ci, int64_t co, bool skip) {
+    core::SpectralConvShape s;
+    if (lead > 0) {
+        s.rank = 2;
+        s.spatial[0] = lead;
+        s.kept[0] = std::min<int64_t>(lead, 2);
+        s.spatial[1] = S;
+        s.kept[1] = kd;
+    } else {
+        s.rank = 1;
+        s.spatial[0] = S;
+        s.kept[0] = kd;
+    }
+    s.batch = n;
+    s.inChannels = ci;
+    s.outChannels = co;
+    s.hasSkip = skip;
+    return s;
+}
+
+// e^{2 pi i j / S} table in float64
+std::vector<std::complex<double>> roots(int S) {
+    std::vector<std::complex<double>> r(S);
+    for (int j = 0; j < S; ++j) r[j] = std::polar(1.0, 2.0 * M_PI * j / S);
+    return r;
+}
+
+template <typename T>
+void runR2C(const DftPass& p0, int forceLines, const std::string& label, std::mt19937& rng) {
+    DftPass p = p0;
+    if (forceLines > 0) p.fftLines = forceLines;
+    const int S = p.S, kd = p.M, N = p.N;
+    std::normal_distribution<float> nd;
+    std::vector<T> x(static_cast<size_t>(N) * S);
+    for (auto& v : x) v = fromF<T>(nd(rng));
+    std::vector<float2> z(static_cast<size_t>(N) * kd, make_float2(NAN, NAN));
+    const cudaError_t err = cuda::launchFftPass<PassKind::kR2C, T>(p, x.data(), z.data(), nullptr, nullptr);
+    const auto w = roots(S);
+    double num = 0, den = 0;
+    for (int g = 0; g < N; ++g)
+        for (int k = 0; k < kd; ++k) {
+            std::complex<double> acc = 0;
+            for (int t = 0; t < S; ++t) acc += static_cast<double>(toF(x[static_cast<size_t>(g) * S + t])) * std::conj(w[(static_cast<int64_t>(k) * t) % S]);
+            const float2 v = z[static_cast<size_t>(g) * kd + k];
+            num += std::norm(std::complex<double>(v.x, v.y) - acc);
+            den += std::norm(acc);
+        }
+    const double e = std::sqrt(num / std::max(den, 1e-300));
+    // the spectrum is fp32 whatever T is (inputs rounded to T are the reference's inputs)
+    const double tl = 2e-6;
+    if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
+    report(err == cudaSuccess && e <= tl, label + " R2C " + tname<T>() + " S=" + std::to_string(S) + " kd=" + std::to_string(kd) +
+                                             " lines=" + std::to_string(N) + " L=" + std::to_string(p.fftLines),
+           e, tl);
+}
+
+template <typename T>
+void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const std::string& label, std::mt19937& rng) {
+    DftPass p = p0;
+    if (forceLines > 0) p.fftLines = forceLines;
+    const int S = p.S, K = p.K, N = p.N;
+    std::normal_distribution<float> nd;
+    std::vector<float2> z(static_cast<size_t>(N) * kdView);
+    for (auto& v : z) v = make_float2(nd(rng), nd(rng));
+    std::vector<T> bias(p.biasMod);
+    for (auto& v : bias) v = fromF<T>(nd(rng));
+    std::vector<T> y(static_cast<size_t>(N) * S), y0;
+    for (auto& v : y) v = p.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
+    y0 = y;
+    const cudaError_t err =
+        cuda::launchFftPass<PassKind::kC2R, T>(p, z.data(), y.data(), withBias ? bias.data() : nullptr, nullptr);
+    const auto w = roots(S);
+    double num = 0, den = 0;
+    for (int g = 0; g < N; ++g) {
+        const double b = withBias ? toF(bias[(g / p.biasDiv) % p.biasMod]) : 0.0;
+        for (int t = 0; t < S; ++t) {
+            double acc = 0;
+            for (int k = 0; k < K; ++k) {
+                const float2 v = z[static_cast<size_t>(g) * kdView + k];
+                const double ck = (k == 0 || k == p.nyquist) ? 1.0 : 2.0;
+                acc += ck * std::real(std::complex<double>(v.x, v.y) * w[(static_cast<int64_t>(k) * t) % S]);
+            }
+            double ref = p.scale * acc + b;
+            if (p.addY) ref += toF(y0[static_cast<size_t>(g) * S + t]);
+            ref = act(ref, p.activation);
+            const double got = toF(y[static_cast<size_t>(g) * S + t]);
+            num += (got - ref) * (got - ref);
+            den += ref * ref;
+        }
+    }
+    const double e = std::sqrt(num / std::max(den, 1e-300));
+    if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
+    report(err == cudaSuccess && e <= tol<T>(),
+           label + " C2R " + tname<T>() + " S=" + std::to_string(S) + " K=" + std::to_string(K) + " lines=" + std::to_string(N) +
+               " L=" + std::to_string(p.fftLines) + (withBias ? " bias" : "") + (p.addY ? " addY" : "") +
+               (p.activation ? " act" + std::to_string(p.activation) : ""),
+           e, tol<T>());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    std::mt19937 rng(1234);
+    const int sizes[] = {8, 16, 32, 256, 1024, 8192};
+    for (int S : sizes) {
+        if (quick && S != 8 && S != 256 && S != 8192) continue;
+        std::vector<int> kds = {1, 5, S / 2, S / 2 + 1};
+        for (int kd : kds) {
+            if (kd > S / 2 + 1) continue;
+            // 1D: lines = n * c; a few lines per call (the float64 reference is O(lines * S * kd))
+            const int64_t n = S >= 4096 ? 1 : 3, ci = S >= 4096 ? 2 : 5, co = S >= 4096 ? 3 : 7;
+            core::SpectralConvAttrs attrs;
+            attrs.rank = 1;
+            attrs.modesLow[0] = static_cast<int32_t>(kd);
+            const auto sh = shape1(0, S, kd, n, ci, co, false);
+            const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+            const DftPass& r2c = sp.fwd[0].pass;
+            const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
+            if (!r2c.fft || !c2r.fft || sp.split != 1) {
+                ++failures;
+                std::printf("FAIL: planner did not choose the FFT passes at S=%d kd=%d (split %d)\n", S, kd, sp.split);
+                continue;
+            }
+            const std::string l = "1D";
+            const int maxL = cuda::kFftLineBudget / S;
+            std::vector<int> Ls = {0, 1};
+            if (maxL >= 4) Ls.push_back(4);
+            if (maxL > 4) Ls.push_back(maxL);
+            for (int L : Ls) {
+                runR2C<float>(r2c, L, l, rng);
+                runC2R<float>(c2r, L, kd, L != 1, l, rng);
+            }
+            if (!quick || kd == 5) {
+                runR2C<__half>(r2c, 0, l, rng);
+                runR2C<__nv_bfloat16>(r2c, 0, l, rng);
+                runC2R<__half>(c2r, 0, kd, true, l, rng);
+                runC2R<__nv_bfloat16>(c2r, 0, kd, true, l, rng);
+            }
+        }
+    }
+    // 2D with a skip and activations (bias map over the leading axis: biasDiv = T_0), many lines per block
+    for (int S : {16, 128, 2048}) {
+        for (int a : {0, 1, 3}) {
+            const int kd = S / 4 + 1;
+            const auto sh = shape1(6, S, kd, 2, 3, 5, true);
+            core::SpectralConvAttrs attrs;
+            attrs.rank = 2;
+            attrs.modesLow[0] = 1;
+            attrs.modesLow[1] = kd;
+            attrs.activation = static_cast<core::Activation>(a);
+            const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+            const DftPass& r2c = sp.fwd[0].pass;
+            const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
+            if (!r2c.fft || !c2r.fft || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
+                ++failures;
+                std::printf("FAIL: 2D plan at S=%d (fft %d %d, biasDiv %d, addY %d)\n", S, r2c.fft, c2r.fft, c2r.biasDiv, c2r.addY);
+                continue;
+            }
+            runR2C<float>(r2c, a == 0 ? 0 : 2, "2D", rng);
+            runC2R<float>(c2r, a == 0 ? 0 : 2, kd, true, "2D", rng);
+            runC2R<__half>(c2r, 0, kd, true, "2D", rng);
+        }
+    }
+    std::printf("fft_host_emu: %d checks, %d failures, %lld blocks run; worst fp32 rel-L2 %.3e\n", checks, failures,
+                cuda::gEmuBlocks, worstF32);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One device session's verification and benchmarks, one STEP per device call (each < 10 min), all
+# logs under $OUT (the device tool returns at most 8 files: each step writes a few, the rest goes
+# into a tarball). Needs onnxruntime-gpu on PYTHONPATH for the ort / models / demo steps and
+# neuraloperator (+ its pure-Python dependencies) for the models / demo steps (../shared/device).
+#   STEP=kernel  the kernel suite (run_suite.sh PARTS=kernel, quick verify, fewer sanitizer runs)
+#                and the TensorRT harness (incl. its GPU enqueue)
+#   STEP=ort     run_suite.sh PARTS=ort (ORT CUDA EP tests, PointwiseMLP, MLP fusion, stress)
+#   STEP=models  bench/model_bench.py (+ the kernel-level model profile)
+#   STEP=layers  bench/gpu_bench.py and the fused-layer benchmark
+#   STEP=demo    turbofno demo --device cuda
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-out/session}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
+export TFNO_COMMIT=${TFNO_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+export TURBOFNO_COMMIT=${TURBOFNO_COMMIT:-$TFNO_COMMIT}
+JOBS=${JOBS:-16} bash tests/gpu/build.sh > "$OUT/build_${STEP:-kernel}.log" 2>&1 || { echo "build failed"; tail -30 "$OUT/build_${STEP:-kernel}.log"; exit 1; }
+rc=0
+case "${STEP:-kernel}" in
+  kernel)
+    mkdir -p "$OUT/suite"
+    PARTS=kernel VERIFY_ARGS="--quick --paths auto,fused,separable" SAN_RUNS="separable:memcheck racecheck;auto:memcheck racecheck" \
+      OUT=$OUT/suite timeout 420 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1 || rc=$?
+    grep -E "^=== .*rc=|suite done|passed|FAIL" "$OUT/suite/gpu_suite.log" | grep -v "^ok" | tail -40
+    mkdir -p "$OUT/trt"  # builds build-trt-gpu, runs the harness (CPU + GPU enqueue of both ops) and its sanitizers
+    OUT=$OUT/trt timeout 240 bash tests/gpu/run_trt_harness.sh > "$OUT/trt/console.log" 2>&1 || rc=$((rc + 1))
+    tail -15 "$OUT/trt/console.log"
+    cp "$OUT/suite/gpu_suite.log" "$OUT/" 2>/dev/null
+    tar -czf "$OUT/kernel_logs.tgz" -C "$OUT" suite trt && rm -rf "$OUT/suite" "$OUT/trt" ;;
+  ort)
+    mkdir -p "$OUT/suite"
+    PARTS=ort STRESS_RACECHECK=0 STRESS_MEMCHECK=${STRESS_MEMCHECK:-0} OUT=$OUT/suite timeout 560 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1 || rc=$?
+    grep -E "^=== .*rc=|suite done|passed|failed|FAILED|Error" "$OUT/suite/gpu_suite.log" | tail -40
+    cp "$OUT/suite/gpu_suite.log" "$OUT/ort_suite.log"; rm -rf "$OUT/suite" ;;
+  models)
+    extra=(); [ "${COMPILE:-1}" = 0 ] && extra+=(--skip-compile); [ -n "${MODELS:-}" ] && extra+=(--models $MODELS)
+    python3 bench/model_bench.py --device cuda --out "$OUT/model-bench" "${extra[@]}" > "$OUT/model_bench.log" 2>&1 || rc=$?
+    tail -20 "$OUT/model_bench.log"
+    [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 darcy 32 > "$OUT/kernel_profile.log" 2>&1
+    grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null ;;
+  layers)
+    python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
+    tail -12 "$OUT/gpu_bench.log"
+    [ "${FUSED:-1}" = 1 ] && timeout 200 python3 bench/fused_layer_bench.py --device cuda --out "$OUT/fused-cuda" > "$OUT/fused_layer.log" 2>&1
+    tail -12 "$OUT/fused_layer.log" 2>/dev/null ;;
+  demo)
+    python3 -m turbofno demo --device cuda --batch 8 --out "$OUT/demo" > "$OUT/demo_cuda.log" 2>&1 || rc=$?
+    tail -40 "$OUT/demo_cuda.log" ;;
+  *) echo "unknown STEP=$STEP"; exit 2 ;;
+esac
+echo "session_steps $STEP: rc=$rc"
+exit $rc
