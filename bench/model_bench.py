@@ -96,7 +96,7 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
     rows = []
     dyn_path = tmp / f"{spec['name']}.onnx"
     report = export(model, torch.randn(1, *shape), dyn_path, dynamic_batch=True, validate=False, fuse=fuse,
-                    verbose=False)
+                    verbose=False, fuse_mlp=getattr(args, "fuse_mlp", True))
     cpu_session = make_session(dyn_path, providers=["CPUExecutionProvider"], intra_op_num_threads=args.threads)
     cuda = providers_cuda and torch.cuda.is_available()
     # On CUDA also a PyTorch CPU reference (a copy: .cuda() moves the model in place). The exporter validates
@@ -161,7 +161,7 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
             def static_session(**options):  # exported on first use, so an export error lands in the row's notes
                 if not static_path.exists():
                     export(model, x, static_path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=fuse,
-                           verbose=False)
+                           verbose=False, fuse_mlp=getattr(args, "fuse_mlp", True))
                 return make_session(static_path, providers=[("CUDAExecutionProvider", options)])
             timed("ort_cuda_iobinding", lambda: timing.ort_iobinding(static_session(), x_np, out_shape))
             timed("ort_cuda_graph", lambda: timing.ort_iobinding(static_session(enable_cuda_graph="1"), x_np, out_shape))
@@ -326,6 +326,14 @@ def main(argv=None) -> int:
         if why:
             fuse, fuse_note = False, f"fused layers do not run here ({why.splitlines()[0][:200]}); plain SpectralConv nodes"
             print("note:", fuse_note, flush=True)
+    from turbofno.session import pointwise_mlp_error
+
+    why = pointwise_mlp_error(["CUDAExecutionProvider"] if cuda else ["CPUExecutionProvider"])
+    args.fuse_mlp = why is None  # the exporter checks the CPU EP only; the bench runs on this one
+    if why:
+        mlp_note = f"PointwiseMLP does not run here ({why.splitlines()[0][:200]}); channel MLPs stay Conv nodes"
+        fuse_note = f"{fuse_note}; {mlp_note}" if fuse_note else mlp_note
+        print("note:", mlp_note, flush=True)
     meta = run_meta("cuda" if cuda else "cpu", threads=args.threads, min_time=args.min_time, fused=fuse,
                     fuse_note=fuse_note, quick=args.quick, compile_mode=None if args.skip_compile else args.compile_mode)
     print(f"model bench on {meta['machine']}, commit {meta['commit']}, batches {batches}", flush=True)

@@ -149,7 +149,8 @@ def _run_model(name: str, args, device: str, providers: list[str], threads: int)
         # exporter's length rule for the CUDA EP (MatMul where that is faster), Conv for the CPU EP (0-5 % faster)
         cuda_ep = providers[0] == "CUDAExecutionProvider"
         report = export(model, torch.from_numpy(x_in[:1]), onnx_path, dynamic_batch=True, validate=False,
-                        fuse=args.fuse, verbose=False, conv1x1_as_matmul=None if cuda_ep else False)
+                        fuse=args.fuse, verbose=False, conv1x1_as_matmul=None if cuda_ep else False,
+                        fuse_mlp=getattr(args, "fuse_mlp", True))
     spectral_nodes = report.spectral_nodes
 
     with _Step(tag, f"creating the ONNX Runtime session ({providers[0]})"):
@@ -225,7 +226,7 @@ def _gpu_variants(name, args, model, x_t, x_in, y_torch, session, static_path, o
     # (batch and spatial), so no Shape / Range / Concat shape arithmetic lands on the CPU.
     try:
         export(model, torch.from_numpy(x_in), static_path, dynamic_batch=False, dynamic_spatial=False,
-               validate=False, fuse=args.fuse, verbose=False)
+               validate=False, fuse=args.fuse, verbose=False, fuse_mlp=getattr(args, "fuse_mlp", True))
         graph_session = make_session(static_path, providers=[("CUDAExecutionProvider", {"enable_cuda_graph": "1"})])
         run_g, fetch_g = timing.ort_iobinding(graph_session, x_in, out_shape)
         run_g()  # captures
@@ -305,6 +306,13 @@ def run(args) -> int:
             args.fuse = False
             print(f"[demo] note: fused layers do not run here ({why.splitlines()[0][:200]}); exporting plain "
                   "SpectralConv nodes", flush=True)
+    from turbofno.session import pointwise_mlp_error
+
+    why = pointwise_mlp_error(providers)  # the exporter checks the CPU EP only; the demo runs on `providers`
+    args.fuse_mlp = why is None
+    if why:
+        print(f"[demo] note: PointwiseMLP does not run here ({why.splitlines()[0][:200]}); channel MLPs stay "
+              "Conv nodes", flush=True)
 
     results, failed = [], []
     for name in names:

@@ -1,4 +1,4 @@
-"""Float64 NumPy reference of the SpectralConv op (docs/op.md) and a one-node ONNX model builder.
+"""Float64 NumPy references of the SpectralConv and PointwiseMLP ops (docs/op.md) and one-node ONNX model builders.
 
 `spectral_conv` is the oracle every test compares against, and the one float64 implementation of the
 layer in Python (the PyTorch op's eager path calls it). It follows docs/op.md literally
@@ -162,3 +162,107 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
                                                     helper.make_opsetid(_op.DOMAIN, domain_version)])
     model.ir_version = ir_version
     return model
+
+
+# --- PointwiseMLP (docs/op.md "PointwiseMLP", plugins/include/turbofno/pointwise_mlp.h) ---------------
+
+def pointwise_mlp(x, w1, b1=None, w2=None, b2=None, residual=None, gate=None, *, hidden_activation: int = 1,
+                  activation: int = 0) -> np.ndarray:
+    """y = act(W2 hact(W1 x + b1) + b2 + gate * residual) per point, in float64.
+
+    x [N, Cin, *S] (any spatial rank >= 0), w1 [Ch, Cin], b1 [Ch], w2 [Cout, Ch], b2 [Cout],
+    residual [N, Cout, *S] (exactly the output's shape: no broadcasting), gate [Cout] (only with a
+    residual; absent means 1). Raises ValueError for what the op refuses (core::inferMlpShape).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if w2 is None:
+        raise ValueError("w2 is required")
+    w1, w2 = np.asarray(w1, dtype=np.float64), np.asarray(w2, dtype=np.float64)
+    for name, act in (("hidden_activation", hidden_activation), ("activation", activation)):
+        if int(act) not in _op.ACTIVATION_NAMES:
+            raise ValueError(f"{name} must be one of {sorted(_op.ACTIVATION_NAMES)}, got {act}")
+    if x.ndim < 2 or x.ndim > 10:
+        raise ValueError(f"x must have rank 2..10 ([N, Cin, *S], spatial rank <= 8), got shape {x.shape}")
+    if w1.ndim != 2 or w2.ndim != 2:
+        raise ValueError(f"w1 and w2 must be 2-D, got {w1.shape} and {w2.shape}")
+    cin, ch, cout = x.shape[1], w1.shape[0], w2.shape[0]
+    if w1.shape[1] != cin:
+        raise ValueError(f"w1 {w1.shape} needs Cin = {cin} columns (x {x.shape})")
+    if w2.shape[1] != ch:
+        raise ValueError(f"w2 {w2.shape} needs Ch = {ch} columns (w1 {w1.shape})")
+    if min(x.shape + w1.shape + w2.shape) <= 0:
+        raise ValueError("every size must be > 0")
+    out_shape = (x.shape[0], cout, *x.shape[2:])
+    b1 = None if b1 is None else np.asarray(b1, dtype=np.float64)
+    b2 = None if b2 is None else np.asarray(b2, dtype=np.float64)
+    if b1 is not None and b1.shape != (ch,):
+        raise ValueError(f"b1 must have shape ({ch},), got {b1.shape}")
+    if b2 is not None and b2.shape != (cout,):
+        raise ValueError(f"b2 must have shape ({cout},), got {b2.shape}")
+    if gate is not None and residual is None:
+        raise ValueError("gate needs a residual")
+    if residual is not None:
+        residual = np.asarray(residual, dtype=np.float64)
+        if residual.shape != out_shape:
+            raise ValueError(f"residual must have the output's shape {out_shape}, got {residual.shape}")
+    if gate is not None:
+        gate = np.asarray(gate, dtype=np.float64)
+        if gate.shape != (cout,):
+            raise ValueError(f"gate must have shape ({cout},), got {gate.shape}")
+    per_axis = (1,) * (x.ndim - 2)
+    h = np.einsum("ji,ni...->nj...", w1, x)
+    if b1 is not None:
+        h = h + b1.reshape((1, ch) + per_axis)
+    h = apply_activation(h, int(hidden_activation))
+    y = np.einsum("oj,nj...->no...", w2, h)
+    if b2 is not None:
+        y = y + b2.reshape((1, cout) + per_axis)
+    if residual is not None:
+        y = y + (residual if gate is None else gate.reshape((1, cout) + per_axis) * residual)
+    return apply_activation(y, int(activation))
+
+
+def make_mlp_model(w1: np.ndarray, w2: np.ndarray, b1: np.ndarray | None = None, b2: np.ndarray | None = None, *,
+                   gate: np.ndarray | None = None, residual: bool = False, hidden_activation: int = 1,
+                   activation: int = 0, x_shape: Sequence | None = None, opset: int = 17, ir_version: int = 10,
+                   node_name: str = "pointwise_mlp"):
+    """One-node ONNX model y = PointwiseMLP(x, w1, b1, w2, b2[, r[, gate]]): weights are initializers,
+    x (and r with residual=True) graph inputs; domain opset MLP_OPSET_VERSION. x_shape: dims of x
+    (default [N, Cin, S1], symbolic except Cin)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w1, w2 = np.asarray(w1, np.float32), np.asarray(w2, np.float32)
+    if x_shape is None:
+        x_shape = ["N", int(w1.shape[1]), "S1"]
+    inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")]
+    names = ["x", "w1", "", "w2", "", "", ""]
+    if b1 is not None:
+        inits.append(numpy_helper.from_array(np.asarray(b1, np.float32), "b1"))
+        names[2] = "b1"
+    if b2 is not None:
+        inits.append(numpy_helper.from_array(np.asarray(b2, np.float32), "b2"))
+        names[4] = "b2"
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))]
+    if residual:
+        names[5] = "r"
+        inputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, None))
+    if gate is not None:
+        inits.append(numpy_helper.from_array(np.asarray(gate, np.float32), "gate"))
+        names[6] = "gate"
+    while names and not names[-1]:
+        names.pop()
+    node = helper.make_node(_op.MLP_OP_TYPE, names, ["y"], name=node_name, domain=_op.DOMAIN,
+                            **mlp_node_attributes(hidden_activation, activation))
+    graph = helper.make_graph([node], "pointwise_mlp_test", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
+                                                    helper.make_opsetid(_op.DOMAIN, _op.MLP_OPSET_VERSION)])
+    model.ir_version = ir_version
+    return model
+
+
+def mlp_node_attributes(hidden_activation: int = 1, activation: int = 0) -> dict:
+    """The PointwiseMLP node's attributes as the exporter writes them (both activations always, and
+    the TensorRT parser's plugin_version / plugin_namespace like SpectralConv's)."""
+    return {_op.ATTR_HIDDEN_ACTIVATION: int(hidden_activation), _op.ATTR_ACTIVATION: int(activation),
+            _op.ATTR_PLUGIN_VERSION: _op.PLUGIN_VERSION, _op.ATTR_PLUGIN_NAMESPACE: _op.PLUGIN_NAMESPACE}

@@ -143,3 +143,30 @@ def fused_layer_error(providers: Sequence) -> str | None:
     except Exception as err:  # noqa: BLE001 - any failure means "not usable here"; the text says why
         return str(err)
     return None
+
+
+def pointwise_mlp_error(providers: Sequence) -> str | None:
+    """None when a PointwiseMLP node (ai.turbofno opset 2, docs/op.md) runs under `providers` with this
+    library and matches the float64 reference, else why not (e.g. a library built before the op):
+    the exporter then skips the MLP fusion (export(..., fuse_mlp=False)) and says so in its summary."""
+    import numpy as np
+
+    from turbofno.reference import make_mlp_model, pointwise_mlp
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    r = rng.standard_normal((2, 2, 5)).astype(np.float32)
+    w1, b1 = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    w2, b2 = rng.standard_normal((2, 4)).astype(np.float32), rng.standard_normal(2).astype(np.float32)
+    gate = rng.standard_normal(2).astype(np.float32)
+    model = make_mlp_model(w1, w2, b1, b2, gate=gate, residual=True, hidden_activation=1, activation=3)
+    try:
+        session = make_session(model.SerializeToString(), providers=providers, log_severity_level=3)
+        got = session.run(None, {"x": x, "r": r})[0]
+    except Exception as err:  # noqa: BLE001 - any failure means "not usable here"; the text says why
+        return str(err).strip().splitlines()[0][:300] if str(err).strip() else type(err).__name__
+    want = pointwise_mlp(x, w1, b1, w2, b2, r, gate, hidden_activation=1, activation=3)
+    err = float(np.abs(got - want).max()) if got.shape == want.shape else float("inf")
+    if not err <= 1e-4:
+        return f"PointwiseMLP runs but differs from the reference (shape {got.shape}, max abs err {err:.3g})"
+    return None

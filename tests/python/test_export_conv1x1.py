@@ -1,7 +1,9 @@
 """Pointwise Conv1d nodes exported as MatMul + Add (turbofno.export.conv1x1): the rewrite keeps the
 numbers (ORT CPU against PyTorch), takes exactly the pointwise rank-3 convolutions, is off with
 conv1x1_as_matmul=False, and by default (None) takes only the Conv1d nodes whose flattened length on
-the example is >= conv1x1.MATMUL_FROM_LENGTH."""
+the example is >= conv1x1.MATMUL_FROM_LENGTH. The exports here pass fuse_mlp=False: the neuraloperator
+models' Conv1d nodes are all channel MLPs, which the MLP fusion (test_export_fuse_mlp.py) would
+otherwise fold into PointwiseMLP nodes before the rewrite sees them."""
 from __future__ import annotations
 
 import collections
@@ -34,8 +36,8 @@ def _small_fno():
 
 def test_neuralop_fno_conv1d_become_matmul(tmp_path):
     model, x, want = _small_fno()
-    report = export(model, x, tmp_path / "mm.onnx", verbose=False, conv1x1_as_matmul=True)
-    plain = export(model, x, tmp_path / "conv.onnx", verbose=False, conv1x1_as_matmul=False)
+    report = export(model, x, tmp_path / "mm.onnx", verbose=False, fuse_mlp=False, conv1x1_as_matmul=True)
+    plain = export(model, x, tmp_path / "conv.onnx", verbose=False, fuse_mlp=False, conv1x1_as_matmul=False)
     mm, conv = _ops(tmp_path / "mm.onnx"), _ops(tmp_path / "conv.onnx")
     assert conv["Conv"] > 0 and mm["Conv"] == 0, (conv, mm)
     assert report.conv1x1_as_matmul == conv["Conv"] and plain.conv1x1_as_matmul == 0
@@ -51,15 +53,15 @@ def test_default_rewrites_only_long_conv1d(tmp_path, monkeypatch):
     from turbofno.export import conv1x1
 
     model, x, want = _small_fno()
-    short = export(model, x, tmp_path / "short.onnx", verbose=False)   # 360 < 8192: every Conv1d stays
+    short = export(model, x, tmp_path / "short.onnx", verbose=False, fuse_mlp=False)   # 360 < 8192: every Conv1d stays
     assert short.conv1x1_as_matmul == 0 and short.conv1x1_kept == _ops(tmp_path / "short.onnx")["Conv"] > 0
     assert "kept as Conv" in short.summary()
     monkeypatch.setattr(conv1x1, "MATMUL_FROM_LENGTH", 360)              # now every one is long enough
-    long = export(model, x, tmp_path / "long.onnx", verbose=False)
+    long = export(model, x, tmp_path / "long.onnx", verbose=False, fuse_mlp=False)
     assert long.conv1x1_as_matmul == short.conv1x1_kept and long.conv1x1_kept == 0
     assert _ops(tmp_path / "long.onnx")["Conv"] == 0
     monkeypatch.setattr(conv1x1, "MATMUL_FROM_LENGTH", 361)              # one point more: none is
-    assert export(model, x, tmp_path / "edge.onnx", verbose=False).conv1x1_as_matmul == 0
+    assert export(model, x, tmp_path / "edge.onnx", verbose=False, fuse_mlp=False).conv1x1_as_matmul == 0
     for name in ("short.onnx", "long.onnx"):
         assert rel_l2(run_ort(tmp_path / name, x.numpy())[0], want) <= TOL
 
@@ -73,7 +75,7 @@ def test_default_keeps_conv_when_lengths_cannot_be_measured(tmp_path, monkeypatc
     def fail(proto, feeds):
         raise RuntimeError("probe failed")
     monkeypatch.setattr(conv1x1, "pointwise_conv1d_lengths", fail)
-    report = export(model, x, tmp_path / "m.onnx", verbose=False)
+    report = export(model, x, tmp_path / "m.onnx", verbose=False, fuse_mlp=False)
     assert report.conv1x1_as_matmul == 0 and "probe failed" in report.summary()
     assert _ops(tmp_path / "m.onnx")["Conv"] > 0
     assert rel_l2(run_ort(tmp_path / "m.onnx", x.numpy())[0], want) <= TOL

@@ -36,17 +36,19 @@ def _check_fused(path, report, expect: list[tuple[str, str]]):
     for n, (_, act) in zip(fused_nodes, expect):
         assert attrs(n).get(_op.ATTR_ACTIVATION, 0) == _op.ACTIVATIONS[act]
         assert n.input[2] and n.input[3]  # a bias input always (TensorRT inputs are positional)
-    assert _domain_version(path) == (_op.OPSET_VERSION_FUSED if expect else _op.OPSET_VERSION)
+    # version 2 also when only PointwiseMLP nodes (the MLP fusion, test_export_fuse_mlp.py) need it
+    assert _domain_version(path) == (_op.OPSET_VERSION_FUSED if expect or report.mlp_nodes else _op.OPSET_VERSION)
     summary = report.summary()
     assert f"fused {len(expect)} of {len(nodes)} SpectralConv" in summary
 
 
 def _same_as_unfused(model, x, fused_path, tmp_path):
-    """fuse=False: plain version-1 nodes, and the same numbers as the fused file."""
+    """fuse=False (and fuse_mlp=False, which fuse=False leaves on): plain version-1 nodes, and the same
+    numbers as the fused file."""
     from turbofno.export import export
 
     plain = tmp_path / "plain.onnx"
-    report = export(model, x, plain, verbose=False, rtol=TOL, fuse=False)
+    report = export(model, x, plain, verbose=False, rtol=TOL, fuse=False, fuse_mlp=False)
     assert report.fused == [] and "fusion off" in report.summary()
     assert all(len(n.input) <= 3 and _op.ATTR_ACTIVATION not in attrs(n) for n in spectral_nodes(plain))
     assert _domain_version(plain) == _op.OPSET_VERSION
@@ -241,8 +243,8 @@ def test_fused_file_is_smaller_graph(tmp_path):
     model = FNO(n_modes=(8,), in_channels=1, out_channels=1, hidden_channels=8, n_layers=3).eval()
     from turbofno.export import export
 
-    fused = export(model, torch.randn(1, 1, 32), tmp_path / "a.onnx", verbose=False)
-    plain = export(model, torch.randn(1, 1, 32), tmp_path / "b.onnx", verbose=False, fuse=False)
+    fused = export(model, torch.randn(1, 1, 32), tmp_path / "a.onnx", verbose=False, fuse_mlp=False)
+    plain = export(model, torch.randn(1, 1, 32), tmp_path / "b.onnx", verbose=False, fuse=False, fuse_mlp=False)
     assert fused.spectral_nodes == plain.spectral_nodes == 3
     assert sum(fused.node_counts.values()) < sum(plain.node_counts.values())
     assert fused.node_counts.get("::Add", 0) == plain.node_counts.get("::Add", 0) - 3
@@ -255,7 +257,7 @@ def test_cli_no_fuse(tmp_path, capsys):
     model_file.write_text(
         "from neuralop.models import FNO\n"
         "def build():\n    return FNO(n_modes=(6,), in_channels=1, out_channels=1, hidden_channels=4, n_layers=2)\n")
-    for flag, fused in (([], True), (["--no-fuse"], False)):
+    for flag, fused in (([], True), (["--no-fuse", "--no-fuse-mlp"], False)):  # a version-1 file needs both
         out = tmp_path / f"m{len(flag)}.onnx"
         rc = main(["export", "--model", f"{model_file}:build", "--input-shape", "1,1,20", "--out", str(out), *flag])
         assert rc == 0

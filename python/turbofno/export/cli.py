@@ -50,6 +50,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-fuse", action="store_true",
                    help="keep plain SpectralConv nodes (do not fold each layer's 1x1 skip, bias and activation "
                         "into the node; fused nodes need a TurboFNO library with op version 2)")
+    p.add_argument("--no-fuse-mlp", action="store_true",
+                   help="keep pointwise channel MLPs as Conv / activation / Add nodes (do not fold them into "
+                        "PointwiseMLP nodes, which need a TurboFNO library with that op; independent of --no-fuse)")
     conv = p.add_mutually_exclusive_group()
     conv.add_argument("--keep-conv", dest="conv_as_matmul", action="store_const", const=False, default=None,
                       help="keep every pointwise Conv1d node as Conv (default: MatMul + Add where the flattened "
@@ -82,7 +85,7 @@ def run(args) -> int:
             validate=not args.no_validate,
             rtol=exporter.DEFAULT_RTOL if args.rtol is None else args.rtol, opset=args.opset,
             verbose=not args.quiet, allow_fft=args.allow_fft, fuse=not args.no_fuse,
-            conv1x1_as_matmul=args.conv_as_matmul)
+            conv1x1_as_matmul=args.conv_as_matmul, fuse_mlp=not args.no_fuse_mlp)
     except (ExportError, loading.LoadError, FileNotFoundError) as err:
         print(f"turbofno export: error: {err}", file=sys.stderr)
         return 1

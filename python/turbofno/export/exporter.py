@@ -103,7 +103,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
            allow_fft: bool = False, layer_rtol: float = 1e-5,
            input_names: Optional[Sequence[str]] = None, output_names: Optional[Sequence[str]] = None,
            providers: Optional[Sequence[str]] = None, fuse: bool = True,
-           conv1x1_as_matmul: Optional[bool] = None) -> ExportReport:
+           conv1x1_as_matmul: Optional[bool] = None, fuse_mlp: bool = True) -> ExportReport:
     """Export `model` to ONNX at `path`, every recognized spectral convolution as one SpectralConv node.
 
     model          : the PyTorch model (left untouched: a deep copy on the CPU is converted).
@@ -120,6 +120,13 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
     fuse           : fold each layer's 1x1 skip, bias add and activation into its SpectralConv node
                      (op version 2, see turbofno.export.fuse) where the pattern matches exactly and
                      the fused node reproduces the unfused graph; False keeps plain SpectralConv nodes.
+    fuse_mlp       : fold each pointwise channel MLP (1x1 Conv, activation, 1x1 Conv, then an optional
+                     residual add, plain or per-channel gated, and activation: neuraloperator's channel
+                     MLPs with their skip, lifting and projection) into one PointwiseMLP node
+                     (ai.turbofno opset 2, see turbofno.export.fuse_mlp), checked like `fuse`.
+                     Independent of `fuse`; skipped, with a note in the summary, when the loaded
+                     library cannot run PointwiseMLP. For a file that a version-1-only library loads
+                     pass fuse=False and fuse_mlp=False.
     conv1x1_as_matmul: write the remaining pointwise Conv1d nodes (lifting, projection, channel MLPs) as
                      MatMul + Add (turbofno.export.conv1x1): None (default) those whose flattened length on
                      the example is >= 8192 (there cuDNN's Conv was 3-5x slower on the GPU; shorter ones ran
@@ -154,7 +161,7 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
     proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch, dynamic_spatial=dynamic_spatial,
                         allow_fft=allow_fft, opset=opset, input_names=input_names, output_names=output_names,
-                        fuse=fuse, layer_rtol=layer_rtol, conv1x1_as_matmul=conv1x1_as_matmul)
+                        fuse=fuse, layer_rtol=layer_rtol, conv1x1_as_matmul=conv1x1_as_matmul, fuse_mlp=fuse_mlp)
 
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -185,7 +192,8 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
                             proto = _onnx_proto(work, inputs, report, progress, dynamic_batch=dynamic_batch,
                                                 dynamic_spatial=False, allow_fft=allow_fft, opset=opset,
                                                 input_names=input_names, output_names=output_names, fuse=fuse,
-                                                layer_rtol=layer_rtol, conv1x1_as_matmul=conv1x1_as_matmul)
+                                                layer_rtol=layer_rtol, conv1x1_as_matmul=conv1x1_as_matmul,
+                                                fuse_mlp=fuse_mlp)
                             report.axes.static_reason = reason
                             _save(proto, tmp, path)
                             report.validation = _validate.check_onnx(
@@ -211,9 +219,10 @@ def export(model: nn.Module, example_inputs, path: str | os.PathLike, *, dynamic
 
 
 def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatial, allow_fft, opset, input_names,
-                output_names, fuse, layer_rtol, conv1x1_as_matmul=None):
-    """torch.export + torch.onnx.export of the converted model, then the layer fusion; fills the report's
-    graph facts."""
+                output_names, fuse, layer_rtol, conv1x1_as_matmul=None, fuse_mlp=True):
+    """torch.export + torch.onnx.export of the converted model, then the layer fusion, the MLP fusion and
+    the Conv1d -> MatMul rewrite (in this order: Convs folded into PointwiseMLP nodes are not rewritten
+    or counted); fills the report's graph facts."""
     with progress.step("torch.export"):
         program, report.axes = trace.trace(work, inputs, dynamic_batch=dynamic_batch,
                                            dynamic_spatial=dynamic_spatial, fixed=_fixed_size_layers(report.converted))
@@ -256,6 +265,14 @@ def _onnx_proto(work, inputs, report, progress, *, dynamic_batch, dynamic_spatia
 
         with progress.step("fuse skip / activation into SpectralConv"):
             report.fused, report.fusion_notes = _fuse.fuse(proto, feeds, layer_rtol=layer_rtol)
+        report.node_counts = count_nodes(proto)
+    report.mlp_fusion_enabled = fuse_mlp
+    report.mlp_fused, report.mlp_notes = [], []
+    if fuse_mlp:
+        from turbofno.export import fuse_mlp as _fuse_mlp
+
+        with progress.step("fuse pointwise MLPs into PointwiseMLP"):
+            report.mlp_fused, report.mlp_notes = _fuse_mlp.fuse(proto, feeds, layer_rtol=layer_rtol)
         report.node_counts = count_nodes(proto)
     if conv1x1_as_matmul is not False:
         from turbofno.export import conv1x1

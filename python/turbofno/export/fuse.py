@@ -127,6 +127,18 @@ def _match_conv1x1(g: _Graph, node, x: str, cin: int, cout: int, folded: list):
     return w.reshape(cout, cin), b
 
 
+def per_channel(value: Optional[np.ndarray], c: int, rank: int) -> Optional[np.ndarray]:
+    """`value` (a float32 constant multiplied into a tensor [N, C, S...] of `rank` axes) as a [c]
+    vector when it is a per-channel factor: C (or 1) on axis 1 and 1 elsewhere after broadcasting;
+    else None."""
+    if value is None or value.dtype != np.float32 or value.ndim > rank or rank < 2:
+        return None
+    full = [1] * (rank - value.ndim) + list(value.shape)
+    if full[1] not in (1, c) or any(v != 1 for i, v in enumerate(full) if i != 1):
+        return None
+    return np.broadcast_to(value.reshape(-1), (c,)).astype(np.float32)
+
+
 def _match_skip(g: _Graph, other: str, x: str, cin: int, cout: int, rank: int):
     """(kind, weight, bias, folded nodes) for the Add operand `other` (x has `rank` axes), or None."""
     if other == x:
@@ -149,18 +161,16 @@ def _match_skip(g: _Graph, other: str, x: str, cin: int, cout: int, rank: int):
         return None if hit is None else ("conv1x1", hit[0], hit[1], folded)
     if prod.op_type == "Mul" and cin == cout and len(prod.input) == 2 and x in prod.input and not folded[:-1]:
         gate = g.const(prod.input[1] if prod.input[0] == x else prod.input[0])
-        if gate is None or gate.dtype != np.float32 or gate.size != cin or gate.ndim > rank:
+        gate = per_channel(gate, cin, rank) if gate is not None and gate.size == cin else None
+        if gate is None:
             return None
-        # per channel: broadcast against x [N, C, S...], the gate is C on axis 1 and 1 elsewhere
-        full = [1] * (rank - gate.ndim) + list(gate.shape)
-        if full[1] != cin or any(v != 1 for i, v in enumerate(full) if i != 1):
-            return None
-        return "soft-gating", np.diag(gate.reshape(-1)).astype(np.float32), None, folded
+        return "soft-gating", np.diag(gate).astype(np.float32), None, folded
     return None
 
 
-def _match_activation(g: _Graph, add_out: str):
-    """(activation code, folded nodes, output name) after the Add."""
+def match_activation(g: _Graph, add_out: str):
+    """(activation code, folded nodes, output name) of the activation that alone reads `add_out`
+    (Gelu exact / tanh, Relu, Tanh, Mul(v, Sigmoid(v))); (0, [], add_out) when there is none."""
     users = g.consumers.get(add_out, [])
     if add_out in g.outputs:
         return 0, [], add_out
@@ -207,7 +217,7 @@ def find_candidates(proto) -> list[_Candidate]:
         if skip is None:
             continue
         kind, sw, sb, skip_nodes = skip
-        act, act_nodes, out = _match_activation(g, add.output[0])
+        act, act_nodes, out = match_activation(g, add.output[0])
         found.append(_Candidate(spectral=s, x=s.input[0], out=out, nodes=[s, add, *act_nodes], skip_nodes=skip_nodes,
                                 skip_kind=kind, skip_weight=sw, skip_bias=sb, activation=act))
     return found
@@ -306,32 +316,37 @@ def fuse(proto, feeds: dict, *, layer_rtol: float = 1e-5, providers: Sequence[st
                                 layer_rel_err=err))
     if not replace:
         return fused, skipped
-    # rewrite: the fused node takes the place of the last folded node (all its inputs exist by then)
-    drop = {id(n) for c, _, _ in replace for n in c.nodes}
-    for c, _, _ in replace:  # skip-branch nodes go too when nothing else reads them (Add side first)
-        for n in c.skip_nodes:
+    splice(proto, g, [(c.nodes, c.skip_nodes, node, inits) for c, node, inits in replace])
+    for o in proto.opset_import:
+        if o.domain == _op.DOMAIN:
+            o.version = _op.OPSET_VERSION_FUSED
+    return fused, skipped
+
+
+def splice(proto, g: _Graph, items) -> None:
+    """Replaces matched subgraphs in place. items: (nodes, side_nodes, new_node, new_initializers):
+    `nodes` are removed and `new_node` (a node or a list of nodes) takes the place of the last of them
+    (all its inputs exist by then); `side_nodes` (listed consumer first) are removed too when nothing but removed nodes reads
+    them. Initializers and Constant nodes nothing reads any more go as well."""
+    drop = {id(n) for nodes, _, _, _ in items for n in nodes}
+    for _, side, _, _ in items:
+        for n in side:
             if all(id(u) in drop for o in n.output for u in g.consumers.get(o, [])) and \
                     not any(o in g.outputs for o in n.output):
                 drop.add(id(n))
-    last_of = {}
     order = {id(n): i for i, n in enumerate(proto.graph.node)}
-    for c, node, _ in replace:
-        last_of[max(order[id(n)] for n in c.nodes)] = node
+    last_of = {max(order[id(n)] for n in nodes): node for nodes, _, node, _ in items}
     new_nodes = []
     for i, n in enumerate(proto.graph.node):
         if id(n) not in drop:
             new_nodes.append(n)
         if i in last_of:
-            new_nodes.append(last_of[i])
+            new_nodes.extend(last_of[i] if isinstance(last_of[i], list) else [last_of[i]])
     del proto.graph.node[:]
     proto.graph.node.extend(new_nodes)
-    for _, _, inits in replace:
+    for _, _, _, inits in items:
         proto.graph.initializer.extend(inits)
     _drop_unused(proto)
-    for o in proto.opset_import:
-        if o.domain == _op.DOMAIN:
-            o.version = _op.OPSET_VERSION_FUSED
-    return fused, skipped
 
 
 def _drop_unused(proto) -> None:

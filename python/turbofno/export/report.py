@@ -16,6 +16,9 @@ class ExportReport:
     fusion_enabled: bool = False                        # export(fuse=...)
     fused: list = field(default_factory=list)           # [fuse.FusedLayer]
     fusion_notes: list = field(default_factory=list)    # matched layers left unfused, with the reason
+    mlp_fusion_enabled: bool = False                    # export(fuse_mlp=...)
+    mlp_fused: list = field(default_factory=list)       # [fuse_mlp.FusedMLP]
+    mlp_notes: list = field(default_factory=list)       # matched MLPs left unfused / fusion skipped, why
     conv1x1_as_matmul: int = 0                          # pointwise Conv1d nodes written as MatMul + Add
     conv1x1_kept: int = 0                               # ... kept as Conv by the default's length rule
     conv1x1_note: str = ""                              # why the length rule could not run, if it could not
@@ -32,6 +35,10 @@ class ExportReport:
     @property
     def spectral_nodes(self) -> int:
         return sum(n for k, n in self.node_counts.items() if k.endswith("::SpectralConv"))
+
+    @property
+    def mlp_nodes(self) -> int:
+        return sum(n for k, n in self.node_counts.items() if k.endswith("::PointwiseMLP"))
 
     @property
     def ok(self) -> bool:
@@ -55,6 +62,19 @@ class ExportReport:
                              f"(layer check rel err {f.layer_rel_err:.2g})")
             for note in self.fusion_notes:
                 lines.append(f"    not fused: {note}")
+        if not self.mlp_fusion_enabled:
+            lines.append("  MLP fusion off (fuse_mlp=False / --no-fuse-mlp): pointwise MLPs stay Conv / activation nodes")
+        elif self.mlp_fused or self.mlp_notes:
+            lines.append(f"  fused {len(self.mlp_fused)} pointwise MLP(s) into PointwiseMLP nodes (ai.turbofno opset 2):")
+            for f in self.mlp_fused:
+                lines.append(f"    {f.node}: channels {'->'.join(str(c) for c in f.channels)} hidden={f.hidden_activation} "
+                             f"residual={f.residual} activation={f.activation} folded {'+'.join(f.folded)}"
+                             + (" (nn.Linear layers on channels-last data)" if f.layout == "channels-last" else "") + " "
+                             f"(check rel err {f.layer_rel_err:.2g})")
+            for note in self.mlp_notes:
+                lines.append(f"    not fused: {note}")
+        else:
+            lines.append("  no pointwise MLP (two 1x1 Conv or Linear layers with an activation between) to fuse")
         if self.conv1x1_as_matmul:
             lines.append(f"  {self.conv1x1_as_matmul} pointwise Conv1d node(s) written as MatMul + Add")
         if self.conv1x1_note:
