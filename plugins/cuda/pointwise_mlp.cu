@@ -403,17 +403,25 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
     return best;
 }
 
+constexpr int64_t kMlpTcFromPoints = 1024, kMlpTcUpToPoints = 16384;  // N * P range of the TC kernel
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core kernel.
 std::atomic<int> gMlpTcOverride{-1};
 void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode == 0 || mode == 1 ? mode : -1); }
 
-// Tensor cores (3xTF32, pointwise_mlp_tc.cuh) for every dtype and shape unless forced off: fp32
-// accuracy, and the GEMMs are the kernel's bound (the FMA kernel runs at ~12 TFLOP/s on the H200).
-bool useMlpTc() { return gMlpTcOverride.load() != 0; }
+// Tensor cores (3xTF32) or fp32 FMA. Measured at f75427d (tests/gpu/logs/mlp_tc_f75427d/mlp_bench.log):
+// the TC kernel wins where N * P is a few thousand points (one 64x64 image: darcy MLP 12.6 vs 13.0 us,
+// 64/128/1 projection 19.3 vs 28.1, Ch 256 43.8 vs 68.4) and loses on large grids (N = 32: darcy MLP
+// 102 vs 90 us, projection 182 vs 141) and on tiny ones (1 x 256 points: 12.2 vs 9.3 us).
+bool useMlpTc(int64_t batch, int64_t points) {
+    const int forced = gMlpTcOverride.load();
+    if (forced >= 0) return forced != 0;
+    const int64_t total = batch * points;
+    return total >= kMlpTcFromPoints && total <= kMlpTcUpToPoints;
+}
 
 template <typename T>
 cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream) {
-    if (useMlpTc()) return launchMlpTc<T>(a, batch, stream);
+    if (useMlpTc(batch, a.P)) return launchMlpTc<T>(a, batch, stream);
     int device = 0, smCount = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);

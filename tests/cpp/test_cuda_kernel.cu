@@ -421,11 +421,11 @@ int main() {
     // axis with Nyquist, every bin of the longest, several lines per block with a partial last block
     // (7 x 97 lines of 64 -> 2 per block), half precision, a 3D chain and a 2D plane (separable weights)
     runCase({"1d 8 k5 FFT pass (Nyquist) f32", {8}, 3, 4, 5, {5}, {0}, false, true, DataType::kFloat32}, rng);
-    runCase({"1d 8192 k4097 FFT pass (every bin) f32", {8192}, 1, 2, 2, {4097}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 4096 k2049 FFT pass (every bin) f32", {4096}, 1, 2, 2, {2049}, {0}, false, true, DataType::kFloat32}, rng);
     runCase({"1d 64 k9 N7 C97 FFT pass (2 lines per block) f32", {64}, 7, 97, 97, {9}, {0}, false, true, DataType::kFloat32}, rng);
     runCase({"1d 2048 k33 FFT pass f16", {2048}, 5, 3, 4, {33}, {0}, false, true, DataType::kFloat16}, rng);
     runCase({"3d 12x10x32 FFT last axis bf16", {12, 10, 32}, 2, 3, 3, {4, 3, 9}, {3, 3, 0}, false, true, DataType::kBFloat16}, rng);
-    runCase({"2d 20x16 separable FFT last axis f32", {20, 16}, 3, 3, 4, {4, 9}, {3, 0}, true, true, DataType::kFloat32}, rng);
+    runCase({"2d 20x16 separable FFT last axis f32", {20, 16}, 3, 3, 3, {4, 9}, {3, 0}, true, true, DataType::kFloat32}, rng);
     badCalls();
     return turbofno_test::finish(failures, seed);
 }
