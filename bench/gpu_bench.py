@@ -229,8 +229,8 @@ def write_outputs(res, out: Path):
              f"Ours direct = core::launchCuda in such a graph ('auto' = the planner's choice). ORT = our op in an ONNX Runtime CUDA session "
              f"with IOBinding (cg = ORT's CUDA graph). Floor = (x + y + weights + bias bytes) / {meta['copy_bw_TBps']:.2f} TB/s "
              f"(measured copy bandwidth). TF32 off. Speed-up = PyTorch graph / ours.", "",
-             "| shape | torch eager | torch graph | torch.compile | ours f32 (auto) | " + " | ".join(f"ours {p}" for p in paths) +
-             " | ORT f32 | ORT f32 cg | floor f32 | ours/floor | speed-up vs torch graph | ORT cg vs torch graph |",
+             "| shape | torch eager | torch graph | torch.compile | ours f32 (auto) |" + "".join(f" ours {p} |" for p in paths) +
+             " ORT f32 | ORT f32 cg | floor f32 | ours/floor | speed-up vs torch graph | ORT cg vs torch graph |",
              "|---|---|---|---|---|" + "---|" * len(paths) + "---|---|---|---|---|---|"]
     speed, speed_ort = [], []
     for r in rows:
@@ -241,8 +241,8 @@ def write_outputs(res, out: Path):
         if so:
             speed_ort.append(so)
         lines.append(f"| {r['shape']} | {fmt(r['torch_eager_ms'])} | {fmt(r['torch_graph_ms'])} | {fmt(r.get('torch_compile_ms'))} | "
-                     f"{fmt(ours)} | " + " | ".join(fmt(r.get(f"ours_f32_{p}_ms")) for p in paths) +
-                     f" | {fmt(r.get('ort_f32_ms'))} | {fmt(r.get('ort_f32_cg_ms'))} | {fmt(r['floor_f32_ms'], 4)} | "
+                     f"{fmt(ours)} |" + "".join(f" {fmt(r.get(f'ours_f32_{p}_ms'))} |" for p in paths) +
+                     f" {fmt(r.get('ort_f32_ms'))} | {fmt(r.get('ort_f32_cg_ms'))} | {fmt(r['floor_f32_ms'], 4)} | "
                      f"{ours / r['floor_f32_ms']:.1f}× | {sp:.2f}× | {'—' if so is None else f'{so:.2f}×'} |")
     gm = math.exp(sum(map(math.log, speed)) / len(speed))
     lines += ["", f"Geometric mean speed-up of ours (direct, graph) over PyTorch CUDA-graph replay: **{gm:.2f}×** "
@@ -260,13 +260,13 @@ def write_outputs(res, out: Path):
             lines.append(f"| {r['shape']} | {fmt(f32)} | {fmt(f16)} | {fmt(bf)} | {f32 / f16:.2f}× | "
                          f"{'—' if not bf else f'{f32 / bf:.2f}×'} | {fmt(r.get('ort_f16_cg_ms'))} | {fmt(r.get('floor_f16_ms'), 4)} |")
     lines += ["", "Accuracy (rel-L2 against a float64 PyTorch layer on the same inputs):", "",
-              "| shape | torch fp32 | ours f32 | " + " | ".join(f"ours {p}" for p in paths) + " | ours f16 | ours bf16 | ORT f32 cg |",
+              "| shape | torch fp32 | ours f32 |" + "".join(f" ours {p} |" for p in paths) + " ours f16 | ours bf16 | ORT f32 cg |",
               "|---|---|---|" + "---|" * len(paths) + "---|---|---|"]
     e = lambda v: "—" if v is None else f"{v:.1e}"  # noqa: E731
     for r in rows:
-        lines.append(f"| {r['shape']} | {e(r.get('torch_f32_err'))} | {e(r.get('ours_f32_auto_err'))} | " +
-                     " | ".join(e(r.get(f"ours_f32_{p}_err")) for p in paths) +
-                     f" | {e(r.get('ours_f16_auto_err'))} | {e(r.get('ours_bf16_auto_err'))} | {e(r.get('ort_f32_cg_err'))} |")
+        lines.append(f"| {r['shape']} | {e(r.get('torch_f32_err'))} | {e(r.get('ours_f32_auto_err'))} |" +
+                     "".join(f" {e(r.get(f'ours_f32_{p}_err'))} |" for p in paths) +
+                     f" {e(r.get('ours_f16_auto_err'))} | {e(r.get('ours_bf16_auto_err'))} | {e(r.get('ort_f32_cg_err'))} |")
     errs = [f"{r['shape']}: {k} {v}" for r in rows for k, v in r.items() if k.endswith("_error")]
     if errs:
         lines += ["", "Errors:", ""] + [f"- {x}" for x in errs]

@@ -13,9 +13,13 @@ namespace {
 
 constexpr int64_t kSepTargetBlocks = 528;  // ~4 blocks of 256 threads per SM on a 132-SM H100/H200
 constexpr int64_t kSplitBelowBlocks = 160;
-// k steps (of kStepK) per split at least. Measured at 37928b4 (tests/gpu/logs/tune_1d_37928b4): 1 step
-// per split 1x64x256 m17 0.026 -> 0.019 ms, 32x64x256 m17 0.041 -> 0.036; the other shapes within 1 %.
-constexpr int64_t kSplitMinSteps = 1;
+// k steps (of kStepK) per split at least: 1 when the last forward pass is the R2C (1D layers), else 4.
+// Measured at 37928b4 (tests/gpu/logs/tune_1d_37928b4): 1 step per split 1x64x256 m17 0.026 -> 0.019 ms,
+// 32x64x256 m17 0.041 -> 0.036, the other shapes of that set within 1-2 %; but 2x32x48x48x48 m12 (a C2C
+// last pass, not in that set) went 0.195 -> 0.219 ms between e7c7b40 and 7a49149 with no other change
+// on its path, so 3D / 2D keep 4 (not re-measured after this change).
+constexpr int64_t kSplitMinStepsR2C = 1;
+constexpr int64_t kSplitMinSteps = 4;
 std::atomic<int> gSplitStepsOverride{-1};
 std::atomic<int> gFftPassOverride{-1};
 // The FFT passes (fft_pass.cuh) run whenever they can, unless forced off (setFftPassOverride(0)).
@@ -237,7 +241,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     if (blocks < kSplitBelowBlocks && !last.fft) {
         const int64_t kSteps = ceilDiv(last.K, kStepK);
         const int forced = gSplitStepsOverride.load(std::memory_order_relaxed);
-        const int64_t minSteps = forced > 0 ? forced : kSplitMinSteps;
+        const int64_t minSteps = forced > 0 ? forced : (d == 1 ? kSplitMinStepsR2C : kSplitMinSteps);
         split = std::min<int64_t>({ceilDiv(kSepTargetBlocks, blocks), std::max<int64_t>(1, kSteps / minSteps),
                                    static_cast<int64_t>(cap / specBytes), kMaxPassSplit});
     }

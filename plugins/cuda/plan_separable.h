@@ -46,7 +46,7 @@ constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H20
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
 // Test / benchmark hook: at least this many k steps per split of the last forward pass (<= 0: the
-// planner's kSplitMinSteps).
+// planner's: 1 for 1D layers, 4 otherwise).
 void setSplitStepsOverride(int steps);
 // Whether the separable algorithm runs the last axis of `shape` as FFT passes (power-of-two length
 // within [kFftMinLen, kFftMaxLen], kept bins within 0..S/2, no resampling; setFftPassOverride).
