@@ -76,11 +76,11 @@ OrtStatusPtr ORT_API_CALL inferOutputShape(const OrtCustomOp*, OrtShapeInferCont
     ONNXTensorElementDataType xType = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED, wType = xType;
     if (!inferInput(ctx, core::kMlpX, &x, &xType, &xNames) || x.size() < 2) return nullptr;
     std::vector<int64_t> y = x;
-    std::vector<const char*> ySym(y.size(), "");
-    for (size_t k = 0; k < ySym.size() && k < xNames.size(); ++k) ySym[k] = xNames[k].c_str();
     y[1] = -1;
-    ySym[1] = "";
     if (inferInput(ctx, core::kMlpW2, &w2, &wType, nullptr) && w2.size() == 2) y[1] = w2[0];
+    if (xNames.size() > 1) xNames[1].clear();  // the output channels are not x's
+    std::vector<std::string> symStore;
+    std::vector<const char*> ySym = outputDimNames(y, xNames, &symStore);
 
     OrtTensorTypeAndShapeInfo* out = nullptr;
     OrtStatus* st = a->CreateTensorTypeAndShapeInfo(&out);

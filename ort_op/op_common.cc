@@ -185,13 +185,11 @@ OrtStatusPtr ORT_API_CALL inferOutputShape(const OrtCustomOp*, OrtShapeInferCont
     }
     std::vector<int64_t> yDims = x.dims;
     yDims[1] = separable ? x.dims[1] : w.dims[1];
-    std::vector<const char*> ySym(yDims.size(), "");
-    for (size_t k = 0; k < ySym.size() && k < xNames.size(); ++k) ySym[k] = xNames[k].c_str();
-    if (!separable) ySym[1] = "";
-    for (size_t j = 0; j < outSize.size(); ++j) {
-        yDims[2 + j] = outSize[j];
-        ySym[2 + j] = "";
-    }
+    for (size_t j = 0; j < outSize.size(); ++j) yDims[2 + j] = outSize[j];
+    std::vector<std::string> xNamesY = xNames;  // the output channels are not x's
+    if (!separable && xNamesY.size() > 1) xNamesY[1].clear();
+    std::vector<std::string> symStore;
+    std::vector<const char*> ySym = outputDimNames(yDims, xNamesY, &symStore);
 
     TypeShapeGuard out;
     OrtStatus* st = a->CreateTensorTypeAndShapeInfo(&out.p);
@@ -473,6 +471,19 @@ std::vector<const OrtCustomOp*> makeTypedOps(const OrtCustomOp& prototype,
         ops.push_back(&op);
     }
     return ops;
+}
+
+std::vector<const char*> outputDimNames(const std::vector<int64_t>& dims, const std::vector<std::string>& xNames,
+                                        std::vector<std::string>* store) {
+    static std::atomic<unsigned long long> fresh{0};
+    store->assign(dims.size(), std::string());
+    for (size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] >= 0) continue;
+        (*store)[k] = k < xNames.size() && !xNames[k].empty() ? xNames[k] : "turbofno_dim" + std::to_string(fresh++);
+    }
+    std::vector<const char*> names;
+    for (const std::string& n : *store) names.push_back(n.c_str());
+    return names;
 }
 
 }  // namespace ort

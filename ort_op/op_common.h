@@ -17,6 +17,13 @@
 namespace turbofno {
 namespace ort {
 
+// Symbolic dim names for an inferred output shape `dims`: "" where the size is known; x's name where
+// it is unknown and x has one; else a fresh unique name. ORT stores an unnamed dim as a known size, so
+// an unnamed -1 would become a "known" -1 (seen: ORT's constant folding aborted on a fixed-size
+// model). `store` owns the names the returned pointers point to.
+std::vector<const char*> outputDimNames(const std::vector<int64_t>& dims, const std::vector<std::string>& xNames,
+                                        std::vector<std::string>* store);
+
 // The ORT C API version this library needs and declares in OrtCustomOp::version. 17 is the first
 // with CreateKernelV2/KernelComputeV2 (16), InferOutputShapeFn and KernelContext_ParallelFor (17):
 // ONNX Runtime >= 1.17.
