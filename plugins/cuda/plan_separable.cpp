@@ -73,6 +73,11 @@ size_t specInCapacity(size_t specBytes) {
     return std::max(specBytes, std::min(kMaxPassSplit * specBytes, kSplitBudgetBytes));
 }
 
+// The FFT passes' switch: the default unless the test hook forces them on or off.
+bool fftPassesOn() {
+    const int forced = gFftPassOverride.load(std::memory_order_relaxed);
+    return forced < 0 ? kFftPassDefault : forced == 1;
+}
 bool fftLength(int64_t S) { return S >= kFftMinLen && S <= kFftMaxLen && (S & (S - 1)) == 0; }
 int log2i(int64_t v) {
     int r = 0;
@@ -93,8 +98,7 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
 bool lastAxisUsesFft(const core::SpectralConvShape& shape) {
     const int d = shape.rank;
     if (d < 1 || d > core::kMaxRank) return false;
-    const int fftForced = gFftPassOverride.load(std::memory_order_relaxed);
-    const bool fftOn = fftForced < 0 ? kFftPassDefault : fftForced == 1;
+    const bool fftOn = fftPassesOn();
     const int64_t Sd = shape.spatial[d - 1];
     return fftOn && fftLength(Sd) && shape.kept[d - 1] <= Sd / 2 + 1 && core::outSize(shape, d - 1) == Sd;
 }
@@ -139,8 +143,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     const int64_t L0 = shape.batch * shape.inChannels, L1 = shape.batch * shape.outChannels;
     const int64_t specInElems = L0 * prod(K, 0, d), specOutElems = L1 * prod(K, 0, d);
     Buffers bufs;
-    const int fftForced = gFftPassOverride.load(std::memory_order_relaxed);
-    const bool fftOn = fftForced < 0 ? kFftPassDefault : fftForced == 1;
+    const bool fftOn = fftPassesOn();
 
     // ---- forward: R2C along the last axis, then each leading axis from the innermost out ----
     {
