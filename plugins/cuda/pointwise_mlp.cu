@@ -74,6 +74,7 @@ struct MlpArgs {
     int kxRows;             // min(Cin rounded up to 4, kMlpKX)
     int hact, act;          // core::Activation values
     int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
+    int vec2;               // 1: P % 2 == 0 and r, y aligned to 2 elements (the TC kernel's epilogue)
 };
 
 __host__ __device__ constexpr size_t mlpSmemFloats(int kxRows, int ct) {
@@ -403,29 +404,28 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
     return best;
 }
 
-constexpr int64_t kMlpTcFromPoints = 1024, kMlpTcUpToPoints = 16384;  // N * P range of the TC kernel
+constexpr int64_t kMlpTcFromPoints = 1024;  // N * P from which the TC kernel runs
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core kernel.
 std::atomic<int> gMlpTcOverride{-1};
 void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode == 0 || mode == 1 ? mode : -1); }
+void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
 
-// Tensor cores (3xTF32) or fp32 FMA. Measured at f75427d (tests/gpu/logs/mlp_tc_f75427d/mlp_bench.log):
-// the TC kernel wins where N * P is a few thousand points (one 64x64 image: darcy MLP 12.6 vs 13.0 us,
-// 64/128/1 projection 19.3 vs 28.1, Ch 256 43.8 vs 68.4) and loses on large grids (N = 32: darcy MLP
-// 102 vs 90 us, projection 182 vs 141) and on tiny ones (1 x 256 points: 12.2 vs 9.3 us).
+// Tensor cores (3xTF32, pointwise_mlp_tc.cuh) from N * P = 1024 points on; below, the FMA kernel,
+// whose smaller tiles give more blocks (1 x 256 points: 9.3 vs 12.2 us at f75427d with the previous
+// TC kernel). UNMEASURED for the current TC kernel: to be set from test_cuda_mlp --bench.
 bool useMlpTc(int64_t batch, int64_t points) {
     const int forced = gMlpTcOverride.load();
     if (forced >= 0) return forced != 0;
-    const int64_t total = batch * points;
-    return total >= kMlpTcFromPoints && total <= kMlpTcUpToPoints;
+    return batch * points >= kMlpTcFromPoints;
 }
 
 template <typename T>
 cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream) {
-    if (useMlpTc(batch, a.P)) return launchMlpTc<T>(a, batch, stream);
     int device = 0, smCount = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
     if (err != cudaSuccess) return err;
+    if (useMlpTc(batch, a.P)) return launchMlpTc<T>(a, batch, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);
@@ -490,6 +490,7 @@ cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/,
              reinterpret_cast<uintptr_t>(a.r) % vbytes == 0)
                 ? 1
                 : 0;
+    a.vec2 = (s.points % 2 == 0 && reinterpret_cast<uintptr_t>(a.y) % (2 * elem) == 0 && reinterpret_cast<uintptr_t>(a.r) % (2 * elem) == 0) ? 1 : 0;
     return TFNO_DTYPE_SWITCH(params.dtype, cudaErrorInvalidValue, [&] { return cuda::launchMlpTyped<elem_t>(a, s.batch, stream); });
 }
 

@@ -38,6 +38,7 @@ namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
 void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
 void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA kernel, 1 tensor-core kernel
+void setMlpTcTileOverride(int bm); // 0 automatic, 16 / 32 / 64: the TC kernel's output tile
 }  // namespace cuda
 }  // namespace turbofno
 
@@ -444,17 +445,19 @@ void bench() {
         bool residual;
     };
     const B shapes[] = {
-        {"channel MLP 2D 64x64 (darcy)", 64, 32, 64, 4096, true},
+        {"channel MLP 64/32/64 2D 64x64", 64, 32, 64, 4096, true},
         {"channel MLP 1D 256", 64, 32, 64, 256, true},
-        {"channel MLP 32/16/32 2D 64x64", 32, 16, 32, 4096, true},
+        {"channel MLP 32/16/32 2D 64x64 (darcy)", 32, 16, 32, 4096, true},
         {"channel MLP Ch256 2D 64x64", 64, 256, 64, 4096, true},
+        {"lifting 3/64/32 2D 64x64 (darcy)", 3, 64, 32, 4096, false},
+        {"projection 32/64/1 2D 64x64 (darcy)", 32, 64, 1, 4096, false},
         {"lifting 3/128/64 2D 64x64", 3, 128, 64, 4096, false},
         {"projection 64/128/1 2D 64x64", 64, 128, 1, 4096, false},
         {"channel MLP 3D 32x64x64", 64, 32, 64, 131072, true},
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "forced: TC / FMA us | FMA with OM (rows per thread: us)");
+                "forced: TC / FMA us | TC with output tile BM: us | FMA with OM (rows per thread): us");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -503,8 +506,18 @@ void bench() {
                 cuda::setMlpTcOverride(0);
                 const double usFma = timeLaunches(p, st);
                 char tv[64];
-                std::snprintf(tv, sizeof tv, "TC:%.2f FMA:%.2f |", usTc, usFma);
+                std::snprintf(tv, sizeof tv, "TC:%.2f FMA:%.2f | TC BM", usTc, usFma);
                 std::string variants = tv;
+                cuda::setMlpTcOverride(1);
+                for (int bm : {16, 32, 64}) {
+                    cuda::setMlpTcTileOverride(bm);
+                    char v[32];
+                    std::snprintf(v, sizeof v, " %d:%.2f", bm, timeLaunches(p, st));
+                    variants += v;
+                }
+                cuda::setMlpTcTileOverride(0);
+                cuda::setMlpTcOverride(0);
+                variants += " | FMA OM";
                 for (int om : {1, 2, 4, 8}) {
                     cuda::setMlpRowsOverride(om);
                     char v[32];

@@ -36,6 +36,7 @@ namespace turbofno {
 namespace cuda {
 void setMlpRowsOverride(int om);
 void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh)
+void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile
 extern long long gEmuBlocks;
 }  // namespace cuda
 }  // namespace turbofno
@@ -196,6 +197,12 @@ void runAll(bool quick, std::mt19937_64& rng) {
     run(2, 9, 31, 33, 1, 3, 1, false, true, true, true, f32, 8, false, false, rng);
     run(1, 13, 34, 21, 512, 1, 1, true, true, true, true, f16, 0, false, true, rng);      // unaligned: scalar path
     run(2, 5, 40, 70, 77, 2, 5, true, false, true, false, bf16, 0, true, false, rng);     // in place
+    // the TC kernel's tile variants: hidden chunk 32 / 64, output tile 16 / 32 / 64 (+ Cout tiles), P
+    // even but not a multiple of 4 (pair epilogue, element-wise x loads)
+    run(1, 32, 16, 32, 130, 1, 0, true, true, true, true, f32, 0, false, false, rng);     // darcy channel MLP
+    run(1, 3, 64, 32, 200, 1, 0, true, true, false, false, f32, 0, false, false, rng);    // darcy lifting
+    run(1, 32, 64, 1, 257, 1, 0, true, true, false, false, f32, 0, false, false, rng);    // darcy projection
+    run(2, 64, 96, 130, 136, 1, 3, true, true, true, true, f32, 0, false, false, rng);    // 3 Cout tiles, 2 hidden chunks
     if (!quick) {
         for (int om : {1, 2, 4, 8}) {
             run(1, 65, 33, 9, 131, 1, 0, true, true, true, true, f32, om, false, false, rng);
@@ -214,12 +221,19 @@ void runAll(bool quick, std::mt19937_64& rng) {
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     std::mt19937_64 rng(20261201);
-    for (int tc : {1, 0}) {  // the tensor-core kernel (the default), then the FMA kernel
-        gTag = tc ? "TC " : "FMA ";
-        cuda::setMlpTcOverride(tc);
+    // the tensor-core kernel with each output tile (automatic: 16 for these small grids), then the FMA kernel
+    const struct {
+        int tc, bm;
+        const char* tag;
+    } kernels[] = {{1, 0, "TC "}, {1, 32, "TC BM32 "}, {1, 64, "TC BM64 "}, {0, 0, "FMA "}};
+    for (const auto& k : kernels) {
+        gTag = k.tag;
+        cuda::setMlpTcOverride(k.tc);
+        cuda::setMlpTcTileOverride(k.bm);
         runAll(quick, rng);
     }
     cuda::setMlpTcOverride(-1);
+    cuda::setMlpTcTileOverride(0);
     std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
     return failures ? 1 : 0;
 }

@@ -14,7 +14,7 @@ namespace cuda {
 
 inline BlockBarrier* gWarpBarrier[32];  // mma_tf32.cuh (host stand-in): the warps' barriers
 
-alignas(16) inline float smem[96 * 1024 / 4];  // the kernel's `extern __shared__ float smem[]`
+alignas(16) inline float smem[112 * 1024 / 4];  // the kernel's `extern __shared__ float smem[]`
 inline long long gEmuBlocks = 0;               // blocks run (for the harness's report)
 
 inline void gridDependencyWait() {}

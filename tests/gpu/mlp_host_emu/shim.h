@@ -45,6 +45,7 @@ private:
 inline BlockBarrier* gBlockBarrier = nullptr;
 inline void __syncthreads() { gBlockBarrier->arriveAndWait(); }
 inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
 inline void sincospif(float x, float* s, float* c) {
     *s = static_cast<float>(std::sin(M_PI * x));
     *c = static_cast<float>(std::cos(M_PI * x));

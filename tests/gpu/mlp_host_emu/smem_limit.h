@@ -6,6 +6,6 @@ namespace turbofno {
 namespace cuda {
 constexpr size_t kSmemBudget = 96 * 1024;  // as plugins/cuda/plan.h
 template <typename Kernel>
-cudaError_t allowSmem(Kernel, size_t, std::atomic<unsigned long long>&) { return cudaSuccess; }
+cudaError_t allowSmem(Kernel, size_t, std::atomic<unsigned long long>&, size_t = kSmemBudget) { return cudaSuccess; }
 }  // namespace cuda
 }  // namespace turbofno
