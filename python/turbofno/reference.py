@@ -1,4 +1,5 @@
-"""Float64 NumPy references of the SpectralConv and PointwiseMLP ops (docs/op.md) and one-node ONNX model builders.
+"""Float64 NumPy references of the SpectralConv and PointwiseMLP ops (docs/op.md), one-node ONNX model builders
+and a chain of SpectralConv nodes (make_chain_model, for benchmarks of many nodes per run).
 
 `spectral_conv` is the oracle every test compares against, and the one float64 implementation of the
 layer in Python (the PyTorch op's eager path calls it). It follows docs/op.md literally
@@ -161,6 +162,42 @@ def make_model(weight: np.ndarray, bias: np.ndarray | None = None, *, modes_low:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
                                                     helper.make_opsetid(_op.DOMAIN, domain_version)])
     model.ir_version = ir_version
+    return model
+
+
+def make_chain_model(weight: np.ndarray, bias: np.ndarray | None = None, *, n_layers: int, modes_low: Sequence[int],
+                     modes_high: Sequence[int], node_name: str = "spectral_conv", **kwargs):
+    """`n_layers` SpectralConv nodes in a row, x -> y_1 -> ... -> y_{n-1} -> y, every node sharing the
+    same weight / bias (/ skip_weight) initializers or graph inputs.
+
+    Each node is exactly make_model's node (same attributes, domain version, element type; the other
+    keyword arguments go to make_model, e.g. x_shape, norm, skip_weight, activation), named
+    f"{node_name}_{i}". The reference is spectral_conv applied n_layers times. A layer's output must be
+    a valid input of the next: Cout == Cin and no output_size (ValueError otherwise).
+    """
+    n_layers = int(n_layers)
+    if n_layers < 1:
+        raise ValueError(f"n_layers must be >= 1, got {n_layers}")
+    w_shape = np.shape(weight)
+    cout = w_shape[0] if kwargs.get("separable") else w_shape[1]
+    if cout != w_shape[0]:
+        raise ValueError(f"a chain needs Cout == Cin (weight shape {w_shape})")
+    if kwargs.get("output_size") is not None:
+        raise ValueError("a chain cannot resample (output_size)")
+    model = make_model(weight, bias, modes_low=modes_low, modes_high=modes_high, node_name=node_name, **kwargs)
+    graph = model.graph
+    (node,) = graph.node
+    nodes = []
+    for i in range(n_layers):
+        copy = type(node)()
+        copy.CopyFrom(node)
+        copy.name = f"{node_name}_{i}"
+        copy.input[0] = "x" if i == 0 else f"y_{i}"
+        copy.output[0] = "y" if i == n_layers - 1 else f"y_{i + 1}"
+        nodes.append(copy)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    graph.name = "spectral_conv_chain"
     return model
 
 
