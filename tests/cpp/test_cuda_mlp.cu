@@ -635,13 +635,20 @@ int main(int argc, char** argv) {
     }
     const uint64_t seed = turbofno_test::testSeed();
     std::mt19937_64 rng(seed);
-    // every case with the tensor-core kernel (the default) and with the FMA kernel forced
-    for (int tc : {1, 0}) {
-        cuda::setMlpTcOverride(tc);
-        gTag = tc ? "TC " : "FMA ";
-        runTests(quick, tc != 0, rng);
+    // every case with the tensor-core kernel (the default; automatic output tile, then 32 and 64
+    // forced: the test shapes' small grids mostly get 16) and with the FMA kernel forced
+    const struct {
+        int tc, bm;
+        const char* tag;
+    } kernels[] = {{1, 0, "TC "}, {1, 32, "TC BM32 "}, {1, 64, "TC BM64 "}, {0, 0, "FMA "}};
+    for (const auto& k : kernels) {
+        cuda::setMlpTcOverride(k.tc);
+        cuda::setMlpTcTileOverride(k.bm);
+        gTag = k.tag;
+        runTests(quick, k.tc != 0, rng);
     }
     cuda::setMlpTcOverride(-1);
+    cuda::setMlpTcTileOverride(0);
     gTag.clear();
     badCalls();
     return turbofno_test::finish(failures, seed);

@@ -6,7 +6,7 @@
 #   bash tests/gpu/mlp_check.sh --quick    # build, emulation, quick test, sanitizers (no bench)
 #
 # 0. build build-gpu/ (tests/gpu/build.sh, incremental; JOBS sets the parallel jobs);
-# 1. on the CPU: the NumPy emulations of the kernels' loops (emulate_pointwise_mlp.py and _tc.py; skipped without
+# 1. on the CPU: the NumPy emulations of the kernels' loops (emulate_pointwise_mlp.py; skipped without
 #    scipy) and the kernel's own source run on CPU threads, under ThreadSanitizer (mlp_host_emu/);
 # 2. test_cuda_mlp: float64 reference, all shapes / activations / optional inputs / dtypes, in place,
 #    NaN-poisoned outputs, bitwise repeatability, graph replay, bad calls (--quick: a few cases);
@@ -35,7 +35,6 @@ bash tests/gpu/build.sh "${ARCHS:-90}" || { echo "mlp_check: FAILED: build"; exi
 step "1/4 CPU emulation of the kernel's indexing"
 if "$PY" -c "import numpy, scipy" 2>/dev/null; then
     timeout 300 "$PY" tests/gpu/emulate_pointwise_mlp.py || failed+=("1 emulation (emulate_pointwise_mlp.py)")
-    timeout 300 "$PY" tests/gpu/emulate_pointwise_mlp_tc.py || failed+=("1 emulation (emulate_pointwise_mlp_tc.py)")
 else
     echo "skipped: numpy / scipy not installed"
 fi
