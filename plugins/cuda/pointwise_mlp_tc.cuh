@@ -103,10 +103,51 @@ __device__ __forceinline__ void copy16Async(float* dstShared, const float* src, 
     for (int i = 0; i < 4; ++i) dstShared[i] = 4 * i < validBytes ? src[i] : 0.f;
 #endif
 }
+// 4 bytes global -> shared (cp.async), zero-filled when !valid (src stays a valid address).
+__device__ __forceinline__ void copy4Async(float* dstShared, const float* src, bool valid) {
+#if defined(__CUDA_ARCH__)
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dstShared));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0) : "memory");
+#else
+    *dstShared = valid ? *src : 0.f;
+#endif
+}
 __device__ __forceinline__ void waitAllAsync() {
 #if defined(__CUDA_ARCH__)
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 #endif
+}
+
+// dst[i][j] (row stride dstStride) = src[i * srcStride + j] for i < rows, j < cols (zero where
+// i >= validRows or j >= validCols), by the whole block; rows * cols <= 16 * kTcThreads. Every load is
+// in flight before the first one is waited for (a weight block is ~16 loads per thread from L2: one at
+// a time they would serialize into microseconds): cp.async for fp32, batches of 8 through registers
+// for fp16 / bf16. The caller's barrier (and waitAllAsync for fp32) completes it.
+template <typename T>
+__device__ __forceinline__ void stageMatrix(float* dst, int dstStride, const T* src, int srcStride, int rows, int cols, int validRows,
+                                            int validCols) {
+    const int total = rows * cols;
+    if constexpr (sizeof(T) == 4) {
+        for (int e = threadIdx.x; e < total; e += kTcThreads) {
+            const int i = e / cols, j = e % cols;
+            const bool in = i < validRows && j < validCols;
+            copy4Async(&dst[i * dstStride + j], reinterpret_cast<const float*>(in ? src + static_cast<size_t>(i) * srcStride + j : src), in);
+        }
+    } else {
+        for (int e0 = threadIdx.x; e0 < total; e0 += 8 * kTcThreads) {
+            float v[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u) {
+                const int e = e0 + u * kTcThreads, i = e / cols, j = e % cols;
+                v[u] = (e < total && i < validRows && j < validCols) ? toFloat(src[static_cast<size_t>(i) * srcStride + j]) : 0.f;
+            }
+#pragma unroll
+            for (int u = 0; u < 8; ++u) {
+                const int e = e0 + u * kTcThreads;
+                if (e < total) dst[(e / cols) * dstStride + e % cols] = v[u];
+            }
+        }
+    }
 }
 
 // 2 consecutive elements starting at p, of which `count` (may be <= 0) are in bounds.
@@ -215,7 +256,6 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
                     const T* src = in ? xn + static_cast<size_t>(k0 + row) * P + col : xn;
                     copy16Async(&Xs[row * kPS + col], reinterpret_cast<const float*>(src), in ? 16 : 0);
                 }
-                waitAllAsync();
             } else if (!resident || h0 == 0) {
                 // the same through registers with conversion (fp16 / bf16) or element-wise bounds
                 // (unaligned, P % 4 != 0): 4 quads per thread in flight at a time
@@ -235,15 +275,16 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
                 }
             }
             // W1s[j][k] = W1[h0 + j, k0 + k] (zero past Ch and for k >= kc): consecutive threads along k
-            for (int e = tid; e < HC * kc8; e += kTcThreads) {
-                const int j = e / kc8, k = e % kc8;
-                W1s[j * w1Stride + k] = (j < hc && k < kc) ? toFloat(w1[static_cast<size_t>(h0 + j) * cin + k0 + k]) : 0.f;
-            }
+            stageMatrix(W1s, w1Stride, w1 + static_cast<size_t>(h0) * cin + k0, cin, HC, kc8, hc, kc);
+            // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc) for GEMM2, already now (the
+            // barrier above ended the previous chunk's GEMM2), so that its loads overlap GEMM1
+            if (k0 == 0) stageMatrix(W2s, w2Stride, w2 + static_cast<size_t>(o0) * ch + h0, ch, BM, HC, cout - o0, hc);
+            waitAllAsync();  // this thread's x, W1 (and W2) copies (fp32)
             __syncthreads();
             if (mt1 > 0) warpGemm3xTf32<G1::MT, G1::NT>(hacc, W1s + r1 * w1Stride, w1Stride, Xs + c1, kPS, kc8, mt1, g, t);
         }
         // h = hact(Hc + b1) -> Hs (rows past Ch: 0). The barrier at the top of the k loop separated the
-        // previous chunk's GEMM2 reads of Hs / W2s.
+        // previous chunk's GEMM2 reads of Hs.
 #pragma unroll
         for (int mi = 0; mi < G1::MT; ++mi)
 #pragma unroll
@@ -258,22 +299,20 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
                     *reinterpret_cast<float2*>(&Hs[row * kPS + c1 + 8 * ni + 2 * t]) = make_float2(v0, v1);
                 }
             }
-        // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc): consecutive threads along j
-        for (int e = tid; e < BM * HC; e += kTcThreads) {
-            const int o = e / HC, j = e % HC;
-            W2s[o * w2Stride + j] = (o0 + o < cout && j < hc) ? toFloat(w2[static_cast<size_t>(o0 + o) * ch + h0 + j]) : 0.f;
-        }
         __syncthreads();
         if (mt2 > 0) warpGemm3xTf32<G2::MT, G2::NT>(acc, W2s + r2 * w2Stride, w2Stride, Hs + c2, kPS, (hc + 7) & ~7, mt2, g, t);
     }
     allowDependentLaunch();
 
-    // epilogue from the C fragments: rows r2 + 16 mi + g (+ 8), points c2 + 8 ni + 2 t (+ 1)
+    // epilogue from the C fragments: rows r2 + 16 mi + g (+ 8), points c2 + 8 ni + 2 t (+ 1). First
+    // + b2 + g r into the accumulators with every r load issued (y may alias r: a store in between
+    // would serialize each load behind the previous store), then act and the stores.
     const T* b2 = static_cast<const T*>(a.b2);
     const T* gt = static_cast<const T*>(a.g);
     const T* rp = static_cast<const T*>(a.r);
     T* y = static_cast<T*>(a.y);
     const bool vec2 = a.vec2 != 0;
+    const int pBase = p0 + c2 + 2 * t;
 #pragma unroll
     for (int mi = 0; mi < G2::MT; ++mi)
 #pragma unroll
@@ -282,19 +321,29 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
             if (o >= cout) continue;
             const float bias = b2 ? toFloat(b2[o]) : 0.f;
             const float gate = gt ? toFloat(gt[o]) : 1.f;
-            const size_t rowOff = (static_cast<size_t>(n) * cout + o) * P;
+            const T* rrow = rp ? rp + (static_cast<size_t>(n) * cout + o) * P : nullptr;
 #pragma unroll
             for (int ni = 0; ni < G2::NT; ++ni) {
-                const int p = p0 + c2 + 8 * ni + 2 * t, left = P - p;
-                if (left <= 0) continue;
-                float2 v = make_float2(acc[mi][ni][2 * hh] + bias, acc[mi][ni][2 * hh + 1] + bias);
-                if (rp) {
-                    const float2 rv = load2(rp + rowOff + p, left, vec2);
-                    v.x = fmaf(gate, rv.x, v.x);
-                    v.y = fmaf(gate, rv.y, v.y);
-                }
-                v = make_float2(applyActivation(v.x, a.act), applyActivation(v.y, a.act));
-                store2(y + rowOff + p, v, left, vec2);
+                const int p = pBase + 8 * ni;
+                float2 rv = make_float2(0.f, 0.f);
+                if (rrow && p < P) rv = load2(rrow + p, P - p, vec2);
+                acc[mi][ni][2 * hh] = fmaf(gate, rv.x, acc[mi][ni][2 * hh] + bias);
+                acc[mi][ni][2 * hh + 1] = fmaf(gate, rv.y, acc[mi][ni][2 * hh + 1] + bias);
+            }
+        }
+#pragma unroll
+    for (int mi = 0; mi < G2::MT; ++mi)
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            const int o = o0 + r2 + 16 * mi + g + 8 * hh;
+            if (o >= cout) continue;
+            T* yrow = y + (static_cast<size_t>(n) * cout + o) * P;
+#pragma unroll
+            for (int ni = 0; ni < G2::NT; ++ni) {
+                const int p = pBase + 8 * ni;
+                if (p >= P) continue;
+                const float2 v = make_float2(applyActivation(acc[mi][ni][2 * hh], a.act), applyActivation(acc[mi][ni][2 * hh + 1], a.act));
+                store2(yrow + p, v, P - p, vec2);
             }
         }
 }
