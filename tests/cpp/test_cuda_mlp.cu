@@ -438,7 +438,7 @@ double timeLaunches(const core::PointwiseMlpParams& p, cudaStream_t st) {
 }
 
 // --bench: us per launch from a CUDA graph of 20 launches (replayed, timed with events).
-void bench() {
+void bench(const std::string& only = "", int64_t onlyN = 0) {
     struct B {
         const char* what;
         int64_t cin, ch, cout, P;
@@ -462,6 +462,9 @@ void bench() {
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
                 if (n * s.P > 32 * 4096 && n > 1) continue;  // the 3D shape at N = 1 only (1 GB per tensor at N = 32)
+                if (!only.empty()) {  // --bench-one: that shape at that N, fp32, the automatic kernel only (for ncu)
+                    if (std::string(s.what).find(only) == std::string::npos || n != onlyN || dt != DataType::kFloat32) continue;
+                }
                 const size_t es = elemSize(dt);
                 const size_t nx = static_cast<size_t>(n * s.cin * s.P), ny = static_cast<size_t>(n * s.cout * s.P);
                 Case c{"bench", n, s.cin, s.ch, s.cout, s.P, 1, 0, true, true, s.residual, s.residual, dt};
@@ -499,6 +502,13 @@ void bench() {
                 const double floorUs = 1e6 * bytes / kBandwidth;
                 const double flops = 2.0 * static_cast<double>(n * s.P) * static_cast<double>(s.cin * s.ch + s.ch * s.cout);
                 const double us = timeLaunches(p, st);
+                if (!only.empty()) {
+                    std::printf("%-32s %4lld %-5s %10.2f us/launch (automatic kernel)\n", s.what, static_cast<long long>(n), dtName(dt).c_str(), us);
+                    CHECK_CUDA(cudaStreamDestroy(st));
+                    for (void* q : {x, w1, b1, w2, b2, r, g, y})
+                        if (q) CHECK_CUDA(cudaFree(q));
+                    continue;
+                }
                 // the kernels forced: tensor cores, FMA (launcher's rows per thread), and each FMA variant
                 // (rows per thread), to check the launcher's choice
                 cuda::setMlpTcOverride(1);
@@ -615,12 +625,18 @@ void runTests(bool quick, bool tc, std::mt19937_64& rng) {
 
 int main(int argc, char** argv) {
     bool quick = false, doBench = false;
+    std::string benchOnly;
+    int64_t benchN = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick") quick = true;
         else if (a == "--bench") doBench = true;
-        else {
-            std::printf("usage: %s [--quick | --bench]\n", argv[0]);
+        else if (a == "--bench-one" && i + 2 < argc) {  // --bench-one SHAPE-SUBSTRING N
+            benchOnly = argv[++i];
+            benchN = std::atoll(argv[++i]);
+            doBench = true;
+        } else {
+            std::printf("usage: %s [--quick | --bench | --bench-one SHAPE N]\n", argv[0]);
             return 2;
         }
     }
@@ -630,7 +646,7 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
     if (doBench) {
-        bench();
+        bench(benchOnly, benchN);
         return 0;
     }
     const uint64_t seed = turbofno_test::testSeed();
