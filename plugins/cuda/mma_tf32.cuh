@@ -27,6 +27,14 @@ __device__ __forceinline__ Tf32Pair splitTf32(float x) {
     return Tf32Pair{hi, __float_as_uint(x - __uint_as_float(hi))};
 }
 
+// The cheaper split for operands that are used once (2 instructions; sm_90 has no hardware
+// cvt.rna.tf32, splitTf32 costs ~5): hi = x truncated to tf32, lo = x - hi exactly (|lo| < 2^-10 |x|;
+// the tensor core reads lo's top 19 bits: error < 2^-20 |x|, vs 2^-21 for the rounded split).
+__device__ __forceinline__ Tf32Pair splitTf32Trunc(float x) {
+    const uint32_t hi = __float_as_uint(x) & 0xffffe000u;
+    return Tf32Pair{hi, __float_as_uint(x - __uint_as_float(hi))};
+}
+
 __device__ __forceinline__ Tf32Pair negate(Tf32Pair p) { return Tf32Pair{p.hi ^ 0x80000000u, p.lo ^ 0x80000000u}; }
 
 // d += a * b for one m16n8k8 tile in tf32 (one tensor-core instruction).

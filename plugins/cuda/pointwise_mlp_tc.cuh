@@ -6,30 +6,34 @@
 //   y[n, o, s] = act( sum_j W2[o, j] h[n, j, s] + b2[o] + g[o] r[n, o, s] )    o < Cout
 //
 // A block of 256 threads (8 warps) owns kTP = 128 consecutive points of one batch item n and a tile of
-// BM = 16, 32 or 64 output channels (from Cout; Cout > 64: more blocks, each recomputing h). Both
-// layers are GEMMs with the points as the N dimension:
-//   1. The x tile [Cin][128] is staged once in shared memory (fp32, zero past P and up to a multiple
-//      of 8 channels) and stays resident for all hidden chunks when Cin <= kKX = 64; larger Cin goes
-//      in chunks of 64 channels, re-read (from L2) per hidden chunk.
-//   2. The hidden layer goes in chunks of HC = 32 or 64 channels (from Ch): GEMM1 Hc[HC][128] =
-//      W1[h0.., :] X, then h = hact(Hc + b1) into shared memory Hs (rows past Ch exactly 0).
+// BM = 16, 32 or 64 output channels (from Cout, halved while the grid would not fill the GPU; Cout > 64:
+// more blocks, each recomputing h). Both layers are GEMMs with the points as the N dimension:
+//   1. The x tile [Cin][128] is staged once in shared memory by cp.async (fp32, aligned, P % 4 == 0;
+//      else through registers with conversion / bounds), zero past P and up to a multiple of 8
+//      channels, and stays resident for all hidden chunks when Cin <= kKX = 64; larger Cin goes in
+//      chunks of 64 channels, re-read (from L2) per hidden chunk.
+//   2. The hidden layer goes in chunks of kHC = 32 channels: GEMM1 Hc[32][128] = W1[h0.., :] X, then
+//      h = hact(Hc + b1) into shared memory Hs (rows past Ch exactly 0).
 //   3. GEMM2 acc[BM][128] += W2[o0.., h0..] Hs, the accumulators staying in registers across chunks.
 // Warp tiling of an M x 128 product (WarpGrid<M>): M = 64 -> 2 x 4 warps of 32 x 32 (2 x 4 mma tiles
 // of 16 x 8), M = 32 -> 1 x 8 warps of 32 x 16, M = 16 -> 1 x 8 warps of 16 x 16. Warp m-tiles past
 // Ch (GEMM1) or Cout (GEMM2) skip their mma (warp-uniform).
-// 3xTF32: each operand split into hi = tf32(v) and lo = v - hi on the fly from fp32 shared memory;
-// each k8 step's three products go into fresh registers and are then added to the fp32 accumulators
-// with an ordinary add (the tensor cores' internal accumulation is not round-to-nearest: short chains
-// keep fp32 accuracy). Fixed summation order: deterministic, no atomics.
+// 3xTF32 (mma_tf32.cuh): the weight blocks are split into tf32 hi / lo parts once, when staged (rounded
+// split); the point operands (x, h) are split where they are read (truncating split: 2 instructions,
+// each element is used by one warp). Each k8 step's three products go into fresh registers and are
+// then added to the fp32 accumulators with an ordinary add (the tensor cores' internal accumulation is
+// not round-to-nearest: short chains keep fp32 accuracy). Fixed summation order: deterministic, no
+// atomics. The weight blocks' loads are all in flight together (8 per thread at a time) and W2's are
+// issued with GEMM1's operands: one at a time, their L2 round trips dominated a block.
 // Epilogue straight from the C fragments (no shared-memory round trip): a thread owns points
-// (2t, 2t + 1) of 8-point groups of rows g, g + 8: + b2 + g r (the thread reads its own r elements
-// before it writes the same y elements: y may alias r), act, 8-byte (fp32) / 4-byte (fp16, bf16)
-// pairs where P is even and r / y are aligned to 2 elements, else element-wise with bounds checks; a
-// quad of lanes writes 32 consecutive bytes of a row (whole sectors for fp32).
-// Shared memory (floats): Xs [kx][136], W1s [HC][kx + 4], Hs [HC][136], W2s [BM][HC + 4]; the strides
-// make every fragment read conflict-free (136 = 8 mod 32: B reads at bank 8 t + g; kx + 4 and HC + 4
-// = 4 mod 8: A reads at 4 g + t) and the Hs float2 stores too (8 g + 2 t per half warp). At Cin = 64,
-// HC = 64, BM = 64: 104 KB (2 blocks per SM); HC = 32: 70 KB (3 blocks per SM).
+// (2t, 2t + 1) of 8-point groups of rows g, g + 8. First + b2 + g r with every r load issued (y may
+// alias r: a store in between would order each load after it), then act and the stores: 8-byte
+// (fp32) / 4-byte (fp16, bf16) pairs where P is even and r / y are aligned to 2 elements, else
+// element-wise with bounds checks; a quad of lanes writes 32 consecutive bytes of a row.
+// Shared memory (floats): Xs [kx][136], W1 hi and lo [32][kx + 4], Hs [32][136], W2 hi and lo
+// [BM][36]; the strides make every fragment read conflict-free (136 = 8 mod 32: B reads at bank
+// 8 t + g; kx + 4 and 36 = 4 mod 8: A reads at 4 g + t) and the Hs float2 stores too (8 g + 2 t per
+// half warp). At Cin = 64: 88 KB (BM 64) down to 74 KB (BM 16); 2 blocks per SM.
 // Cost per point: 2 (Cin Ch + Ch Cout) flops (3 tf32 mma each), bytes (Cin + Cout (+ Cout with r))
 // * sizeof(T): darcy's channel MLP at N = 32 (32/16/32, 4096 points, with r) is 0.27 GFLOP on 50 MB.
 #pragma once
@@ -45,8 +49,10 @@ namespace mlptc {
 constexpr int kTcThreads = 256;
 constexpr int kTP = 128;       // points per block
 constexpr int kKX = 64;        // input channels staged at once
+constexpr int kHC = 32;        // hidden channels per chunk
 constexpr int kPS = kTP + 8;   // row stride of Xs and Hs
-constexpr size_t kSmemMax = 112 * 1024;  // opt-in limit of the largest variant (104 KB)
+constexpr int kW2Stride = kHC + 4;
+constexpr size_t kSmemMax = 96 * 1024;  // opt-in limit (the largest variant: 88 KB)
 
 // Warps of an M x kTP product: MT m16 tiles per warp, WM x WN warps, NT n8 tiles per warp.
 template <int M>
@@ -58,29 +64,35 @@ struct WarpGrid {
     static_assert(WM * WN * 32 == kTcThreads && NT * 8 * WN == kTP, "warp grid");
 };
 
-__host__ __device__ constexpr size_t smemFloats(int kx, int hc, int bm) {
-    return static_cast<size_t>(kx) * kPS + static_cast<size_t>(hc) * (kx + 4) + static_cast<size_t>(hc) * kPS +
-           static_cast<size_t>(bm) * (hc + 4);
+// Xs [kx][kPS], W1 hi / lo [kHC][kx + 4] each, Hs [kHC][kPS], W2 hi / lo [BM][kW2Stride] each.
+__host__ __device__ constexpr size_t smemFloats(int kx, int bm) {
+    return static_cast<size_t>(kx) * kPS + 2 * static_cast<size_t>(kHC) * (kx + 4) + static_cast<size_t>(kHC) * kPS +
+           2 * static_cast<size_t>(bm) * kW2Stride;
 }
 
-// acc[MT][NT] += A B for one warp: A rows 16 mi + (g, g + 8) of As (row-major, stride lda), B rows k of
-// Bs (stride ldb, the warp's 8 NT columns from Bs[0]), K a multiple of 8. Only the first mtValid m tiles
-// (warp-uniform) are computed.
+// acc[MT][NT] += A B for one warp: A given pre-split (hi / lo bits, row-major, stride lda; the warp's
+// rows 16 mi + (g, g + 8)), B rows k of Bs (fp32, stride ldb, the warp's 8 NT columns from Bs[0]),
+// split here (truncating split: each B element is used by this warp only), K a multiple of 8. Only
+// the first mtValid m tiles (warp-uniform) are computed. Each k8 step's three products go into fresh
+// registers, then an fp32 add.
 template <int MT, int NT>
-__device__ __forceinline__ void warpGemm3xTf32(float (&acc)[MT][NT][4], const float* As, int lda, const float* Bs, int ldb, int K,
-                                               int mtValid, int g, int t) {
+__device__ __forceinline__ void warpGemm3xTf32(float (&acc)[MT][NT][4], const float* Ahi, const float* Alo, int lda, const float* Bs,
+                                               int ldb, int K, int mtValid, int g, int t) {
 #pragma unroll 1
     for (int k = 0; k < K; k += 8) {
         Tf32Pair af[MT][4];
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
-            for (int r = 0; r < 4; ++r) af[mi][r] = splitTf32(As[(16 * mi + g + 8 * (r & 1)) * lda + k + t + 4 * (r >> 1)]);
+            for (int r = 0; r < 4; ++r) {
+                const int e = (16 * mi + g + 8 * (r & 1)) * lda + k + t + 4 * (r >> 1);
+                af[mi][r] = Tf32Pair{__float_as_uint(Ahi[e]), __float_as_uint(Alo[e])};
+            }
 #pragma unroll
         for (int ni = 0; ni < NT; ++ni) {
             Tf32Pair bf[2];
 #pragma unroll
-            for (int r = 0; r < 2; ++r) bf[r] = splitTf32(Bs[(k + t + 4 * r) * ldb + 8 * ni + g]);
+            for (int r = 0; r < 2; ++r) bf[r] = splitTf32Trunc(Bs[(k + t + 4 * r) * ldb + 8 * ni + g]);
 #pragma unroll
             for (int mi = 0; mi < MT; ++mi) {
                 if (mi >= mtValid) continue;  // warp-uniform
@@ -103,49 +115,35 @@ __device__ __forceinline__ void copy16Async(float* dstShared, const float* src, 
     for (int i = 0; i < 4; ++i) dstShared[i] = 4 * i < validBytes ? src[i] : 0.f;
 #endif
 }
-// 4 bytes global -> shared (cp.async), zero-filled when !valid (src stays a valid address).
-__device__ __forceinline__ void copy4Async(float* dstShared, const float* src, bool valid) {
-#if defined(__CUDA_ARCH__)
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dstShared));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0) : "memory");
-#else
-    *dstShared = valid ? *src : 0.f;
-#endif
-}
 __device__ __forceinline__ void waitAllAsync() {
 #if defined(__CUDA_ARCH__)
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 #endif
 }
 
-// dst[i][j] (row stride dstStride) = src[i * srcStride + j] for i < rows, j < cols (zero where
-// i >= validRows or j >= validCols), by the whole block; rows * cols <= 16 * kTcThreads. Every load is
-// in flight before the first one is waited for (a weight block is ~16 loads per thread from L2: one at
-// a time they would serialize into microseconds): cp.async for fp32, batches of 8 through registers
-// for fp16 / bf16. The caller's barrier (and waitAllAsync for fp32) completes it.
+// A weight block split for the tensor cores once per block: hi[i][j] / lo[i][j] (row stride
+// dstStride) = splitTf32(src[i * srcStride + j]) for i < rows, j < cols (zero where i >= validRows or
+// j >= validCols), by the whole block. Loads go in batches of 8 per thread, all in flight before the
+// first is used (one at a time they would serialize into microseconds of L2 round trips).
 template <typename T>
-__device__ __forceinline__ void stageMatrix(float* dst, int dstStride, const T* src, int srcStride, int rows, int cols, int validRows,
-                                            int validCols) {
+__device__ __forceinline__ void stageSplit(float* hi, float* lo, int dstStride, const T* src, int srcStride, int rows, int cols,
+                                           int validRows, int validCols) {
     const int total = rows * cols;
-    if constexpr (sizeof(T) == 4) {
-        for (int e = threadIdx.x; e < total; e += kTcThreads) {
-            const int i = e / cols, j = e % cols;
-            const bool in = i < validRows && j < validCols;
-            copy4Async(&dst[i * dstStride + j], reinterpret_cast<const float*>(in ? src + static_cast<size_t>(i) * srcStride + j : src), in);
+    for (int e0 = threadIdx.x; e0 < total; e0 += 8 * kTcThreads) {
+        float v[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+            const int e = e0 + u * kTcThreads, i = e / cols, j = e % cols;
+            v[u] = (e < total && i < validRows && j < validCols) ? toFloat(src[static_cast<size_t>(i) * srcStride + j]) : 0.f;
         }
-    } else {
-        for (int e0 = threadIdx.x; e0 < total; e0 += 8 * kTcThreads) {
-            float v[8];
 #pragma unroll
-            for (int u = 0; u < 8; ++u) {
-                const int e = e0 + u * kTcThreads, i = e / cols, j = e % cols;
-                v[u] = (e < total && i < validRows && j < validCols) ? toFloat(src[static_cast<size_t>(i) * srcStride + j]) : 0.f;
-            }
-#pragma unroll
-            for (int u = 0; u < 8; ++u) {
-                const int e = e0 + u * kTcThreads;
-                if (e < total) dst[(e / cols) * dstStride + e % cols] = v[u];
-            }
+        for (int u = 0; u < 8; ++u) {
+            const int e = e0 + u * kTcThreads;
+            if (e >= total) continue;
+            const Tf32Pair p = splitTf32(v[u]);
+            const int d = (e / cols) * dstStride + e % cols;
+            hi[d] = __uint_as_float(p.hi);
+            lo[d] = __uint_as_float(p.lo);
         }
     }
 }
@@ -186,20 +184,23 @@ __device__ __forceinline__ void store2(T* p, float2 v, int count, bool vec) {
 }  // namespace mlptc
 
 // grid (N * tilesP * coutTiles), tilesP = ceil(P / 128), coutTiles = ceil(Cout / BM) (Cout tile
-// fastest: neighbours share x in L2), 256 threads, dynamic shared memory smemFloats(kxRows, HC, BM).
-template <typename T, int HC, int BM>
+// fastest: neighbours share x in L2), 256 threads, dynamic shared memory smemFloats(kxRows, BM).
+template <typename T, int BM>
 __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(const MlpArgs a) {
     using namespace mlptc;
+    constexpr int HC = kHC;
     using G1 = WarpGrid<HC>;
     using G2 = WarpGrid<BM>;
     extern __shared__ __align__(16) float smem[];
     const int kx = a.kxRows;  // a multiple of 8, <= kKX
     const int w1Stride = kx + 4;
-    constexpr int w2Stride = HC + 4;
-    float* Xs = smem;                   // [kx][kPS]        x[n, k0.., p0..]
-    float* W1s = Xs + kx * kPS;         // [HC][w1Stride]   W1[h0.., k0..]
-    float* Hs = W1s + HC * w1Stride;    // [HC][kPS]        h chunk
-    float* W2s = Hs + HC * kPS;         // [BM][w2Stride]   W2[o0.., h0..]
+    constexpr int w2Stride = kW2Stride;
+    float* Xs = smem;                    // [kx][kPS]        x[n, k0.., p0..]
+    float* W1h = Xs + kx * kPS;          // [HC][w1Stride]   W1[h0.., k0..], tf32 hi
+    float* W1l = W1h + HC * w1Stride;    //                  and lo parts
+    float* Hs = W1l + HC * w1Stride;     // [HC][kPS]        h chunk
+    float* W2h = Hs + HC * kPS;          // [BM][w2Stride]   W2[o0.., h0..], hi
+    float* W2l = W2h + BM * w2Stride;    //                  and lo
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
@@ -274,14 +275,15 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
                     }
                 }
             }
-            // W1s[j][k] = W1[h0 + j, k0 + k] (zero past Ch and for k >= kc): consecutive threads along k
-            stageMatrix(W1s, w1Stride, w1 + static_cast<size_t>(h0) * cin + k0, cin, HC, kc8, hc, kc);
-            // W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout and for j >= hc) for GEMM2, already now (the
-            // barrier above ended the previous chunk's GEMM2), so that its loads overlap GEMM1
-            if (k0 == 0) stageMatrix(W2s, w2Stride, w2 + static_cast<size_t>(o0) * ch + h0, ch, BM, HC, cout - o0, hc);
-            waitAllAsync();  // this thread's x, W1 (and W2) copies (fp32)
+            // W1[h0 + j, k0 + k] split (zero past Ch and for k >= kc): consecutive threads along k
+            stageSplit(W1h, W1l, w1Stride, w1 + static_cast<size_t>(h0) * cin + k0, cin, HC, kc8, hc, kc);
+            // W2[o0 + o, h0 + j] split (zero past Cout and for j >= hc) for GEMM2, already now (the
+            // barrier above ended the previous chunk's GEMM2), so that it overlaps the x copies
+            if (k0 == 0) stageSplit(W2h, W2l, w2Stride, w2 + static_cast<size_t>(o0) * ch + h0, ch, BM, HC, cout - o0, hc);
+            waitAllAsync();  // this thread's x copies (fp32)
             __syncthreads();
-            if (mt1 > 0) warpGemm3xTf32<G1::MT, G1::NT>(hacc, W1s + r1 * w1Stride, w1Stride, Xs + c1, kPS, kc8, mt1, g, t);
+            if (mt1 > 0)
+                warpGemm3xTf32<G1::MT, G1::NT>(hacc, W1h + r1 * w1Stride, W1l + r1 * w1Stride, w1Stride, Xs + c1, kPS, kc8, mt1, g, t);
         }
         // h = hact(Hc + b1) -> Hs (rows past Ch: 0). The barrier at the top of the k loop separated the
         // previous chunk's GEMM2 reads of Hs.
@@ -300,7 +302,8 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
                 }
             }
         __syncthreads();
-        if (mt2 > 0) warpGemm3xTf32<G2::MT, G2::NT>(acc, W2s + r2 * w2Stride, w2Stride, Hs + c2, kPS, (hc + 7) & ~7, mt2, g, t);
+        if (mt2 > 0)
+            warpGemm3xTf32<G2::MT, G2::NT>(acc, W2h + r2 * w2Stride, W2l + r2 * w2Stride, w2Stride, Hs + c2, kPS, (hc + 7) & ~7, mt2, g, t);
     }
     allowDependentLaunch();
 
@@ -348,13 +351,13 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
         }
 }
 
-template <typename T, int HC, int BM>
+template <typename T, int BM>
 cudaError_t launchMlpTcTile(const MlpArgs& a, int64_t blocks, cudaStream_t stream) {
     static std::atomic<unsigned long long> smemOptIn{0};  // per instantiation, bit per device
-    const size_t smem = mlptc::smemFloats(a.kxRows, HC, BM) * sizeof(float);
-    cudaError_t err = allowSmem(pointwiseMlpTcKernel<T, HC, BM>, smem, smemOptIn, mlptc::kSmemMax);
+    const size_t smem = mlptc::smemFloats(a.kxRows, BM) * sizeof(float);
+    cudaError_t err = allowSmem(pointwiseMlpTcKernel<T, BM>, smem, smemOptIn, mlptc::kSmemMax);
     if (err != cudaSuccess) return err;
-    return launchKernel(pointwiseMlpTcKernel<T, HC, BM>, dim3(static_cast<unsigned>(blocks)), dim3(mlptc::kTcThreads), smem, stream, a);
+    return launchKernel(pointwiseMlpTcKernel<T, BM>, dim3(static_cast<unsigned>(blocks)), dim3(mlptc::kTcThreads), smem, stream, a);
 }
 
 // Test hook (tests/cpp/test_cuda_mlp.cu --bench): 0 automatic, 16 / 32 / 64 forces the output tile BM.
@@ -362,7 +365,6 @@ inline std::atomic<int> gMlpTcTileOverride{0};
 
 // Output tile BM = 16 / 32 / 64 from Cout (Cout > 64: tiles of 64), halved (down to 16) while the grid
 // has fewer blocks than the GPU has SMs: smaller tiles give more blocks, each recomputing GEMM1.
-// Hidden chunk HC = 32 where Ch <= 32, else 64.
 inline int chooseMlpTcTile(int64_t batch, int cout, int P, int smCount) {
     const int forced = gMlpTcTileOverride.load();
     if (forced == 16 || forced == 32 || forced == 64) return forced;
@@ -382,17 +384,12 @@ cudaError_t launchMlpTc(MlpArgs a, int64_t batch, int smCount, cudaStream_t stre
     a.tilesP = static_cast<int>(tilesP);
     a.coutTiles = static_cast<int>(coutTiles);
     a.kxRows = std::min((a.cin + 7) / 8 * 8, kKX);
-    if (a.ch <= 32) {
-        if (bm == 16) return launchMlpTcTile<T, 32, 16>(a, blocks, stream);
-        if (bm == 32) return launchMlpTcTile<T, 32, 32>(a, blocks, stream);
-        return launchMlpTcTile<T, 32, 64>(a, blocks, stream);
-    }
-    if (bm == 16) return launchMlpTcTile<T, 64, 16>(a, blocks, stream);
-    if (bm == 32) return launchMlpTcTile<T, 64, 32>(a, blocks, stream);
-    return launchMlpTcTile<T, 64, 64>(a, blocks, stream);
+    if (bm == 16) return launchMlpTcTile<T, 16>(a, blocks, stream);
+    if (bm == 32) return launchMlpTcTile<T, 32>(a, blocks, stream);
+    return launchMlpTcTile<T, 64>(a, blocks, stream);
 }
 
-static_assert(mlptc::smemFloats(mlptc::kKX, 64, 64) * sizeof(float) <= mlptc::kSmemMax, "PointwiseMLP TC tile exceeds its shared-memory limit");
+static_assert(mlptc::smemFloats(mlptc::kKX, 64) * sizeof(float) <= mlptc::kSmemMax, "PointwiseMLP TC tile exceeds its shared-memory limit");
 
 }  // namespace cuda
 }  // namespace turbofno

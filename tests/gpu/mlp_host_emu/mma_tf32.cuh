@@ -36,6 +36,11 @@ inline Tf32Pair splitTf32(float x) {
     return Tf32Pair{u, hostBits(x - hostFloat(u))};
 }
 
+inline Tf32Pair splitTf32Trunc(float x) {
+    const uint32_t hi = hostBits(x) & 0xffffe000u;
+    return Tf32Pair{hi, hostBits(x - hostFloat(hi))};
+}
+
 inline Tf32Pair negate(Tf32Pair p) { return Tf32Pair{p.hi ^ 0x80000000u, p.lo ^ 0x80000000u}; }
 
 struct WarpMmaExchange {

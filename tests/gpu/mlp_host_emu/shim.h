@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 
@@ -46,6 +47,16 @@ inline BlockBarrier* gBlockBarrier = nullptr;
 inline void __syncthreads() { gBlockBarrier->arriveAndWait(); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
+inline float __uint_as_float(unsigned u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+inline unsigned __float_as_uint(float f) {
+    unsigned u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
 inline void sincospif(float x, float* s, float* c) {
     *s = static_cast<float>(std::sin(M_PI * x));
     *c = static_cast<float>(std::cos(M_PI * x));
