@@ -71,6 +71,7 @@ struct MlpArgs {
     void* y;
     int cin, ch, cout, P;
     int tilesP, coutTiles;  // blocks: N * tilesP * coutTiles (Cout tile fastest: neighbours share x in L2)
+    int items;              // the persistent TC kernel's work items: N * tilesP
     int kxRows;             // min(Cin rounded up to 4, kMlpKX)
     int hact, act;          // core::Activation values
     int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
@@ -132,6 +133,7 @@ __device__ __forceinline__ void prefetchL2(const void* p) {
 }  // namespace cuda
 }  // namespace turbofno
 #include "pointwise_mlp_tc.cuh"  // pointwiseMlpTcKernel, launchMlpTc: the 3xTF32 tensor-core variant
+#include "pointwise_mlp_tc_persistent.cuh"  // its persistent, weights-resident form
 namespace turbofno {
 namespace cuda {
 
@@ -409,6 +411,7 @@ constexpr int64_t kMlpTcFromPoints = 1024;  // N * P from which the TC kernel ru
 std::atomic<int> gMlpTcOverride{-1};
 void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode == 0 || mode == 1 ? mode : -1); }
 void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
+void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
 // Tensor cores (3xTF32, pointwise_mlp_tc.cuh) from N * P = 1024 points on; below, the FMA kernel,
 // whose smaller tiles give more blocks (1 x 256 points: 9.3 vs 12.2 us at f75427d with the previous

@@ -374,9 +374,14 @@ inline int chooseMlpTcTile(int64_t batch, int cout, int P, int smCount) {
     return bm;
 }
 
+inline bool launchMlpTcPersistent(MlpArgs a, int64_t batch, int smCount, cudaStream_t stream, cudaError_t* err);
+
 template <typename T>
 cudaError_t launchMlpTc(MlpArgs a, int64_t batch, int smCount, cudaStream_t stream) {
     using namespace mlptc;
+    cudaError_t err = cudaSuccess;
+    // the persistent form (pointwise_mlp_tc_persistent.cuh) where it applies, unless a tile is forced
+    if (sizeof(T) == 4 && gMlpTcTileOverride.load() == 0 && launchMlpTcPersistent(a, batch, smCount, stream, &err)) return err;
     const int bm = chooseMlpTcTile(batch, a.cout, a.P, smCount);
     const int64_t tilesP = (a.P + kTP - 1) / kTP, coutTiles = (a.cout + bm - 1) / bm;
     const int64_t blocks = batch * tilesP * coutTiles;

@@ -38,7 +38,8 @@ namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
 void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
 void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA kernel, 1 tensor-core kernel
-void setMlpTcTileOverride(int bm); // 0 automatic, 16 / 32 / 64: the TC kernel's output tile
+void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
+void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 }  // namespace cuda
 }  // namespace turbofno
 
@@ -656,15 +657,18 @@ int main(int argc, char** argv) {
     const struct {
         int tc, bm;
         const char* tag;
-    } kernels[] = {{1, 0, "TC "}, {1, 32, "TC BM32 "}, {1, 64, "TC BM64 "}, {0, 0, "FMA "}};
+        int persist;
+    } kernels[] = {{1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);
+        cuda::setMlpTcPersistOverride(k.persist);
         gTag = k.tag;
         runTests(quick, k.tc != 0, rng);
     }
     cuda::setMlpTcOverride(-1);
     cuda::setMlpTcTileOverride(0);
+    cuda::setMlpTcPersistOverride(-1);
     gTag.clear();
     badCalls();
     return turbofno_test::finish(failures, seed);

@@ -28,7 +28,7 @@ extern "C" cudaError_t cudaGetDevice(int* device) {
     return cudaSuccess;
 }
 extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
-    *value = 132;  // H200
+    *value = 3;  // 3 "SMs": the persistent TC kernel's grid (2 per SM) is smaller than its work, so every block loops
     return cudaSuccess;
 }
 
@@ -36,7 +36,8 @@ namespace turbofno {
 namespace cuda {
 void setMlpRowsOverride(int om);
 void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh)
-void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile
+void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
+void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 extern long long gEmuBlocks;
 }  // namespace cuda
 }  // namespace turbofno
@@ -195,6 +196,9 @@ void runTileCases(std::mt19937_64& rng) {
     run(1, 24, 80, 70, 136, 1, 3, true, true, true, true, f32, 0, false, false, rng);     // 2 Cout tiles (BM 64), 2 hidden chunks
     run(1, 72, 40, 17, 131, 1, 5, true, false, true, false, f32, 0, false, false, rng);   // chunked Cin
     run(1, 13, 34, 21, 512, 1, 1, true, true, true, true, f16, 0, false, true, rng);      // unaligned: scalar path
+    // the persistent form: more work items (batch item x 128 points) than blocks (2 per "SM", 3 SMs here)
+    run(4, 16, 24, 20, 256, 1, 0, true, true, true, true, f32, 0, false, false, rng);     // 8 items
+    run(3, 8, 40, 9, 384, 2, 3, true, true, true, true, f32, 0, true, false, rng);        // 9 items, 2 hidden chunks, in place
 }
 
 void runAll(bool quick, std::mt19937_64& rng) {
@@ -232,16 +236,19 @@ int main(int argc, char** argv) {
     const struct {
         int tc, bm;
         const char* tag;
-    } kernels[] = {{1, 0, "TC "}, {1, 32, "TC BM32 "}, {1, 64, "TC BM64 "}, {0, 0, "FMA "}};
+        int persist;
+    } kernels[] = {{1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         gTag = k.tag;
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);
-        if (k.bm) runTileCases(rng);  // the forced tiles: the cases that vary the TC kernel's shape
+        cuda::setMlpTcPersistOverride(k.persist);
+        if (k.bm || !k.persist) runTileCases(rng);  // the forced tiles: the cases that vary the TC kernel's shape
         else runAll(quick, rng);
     }
     cuda::setMlpTcOverride(-1);
     cuda::setMlpTcTileOverride(0);
+    cuda::setMlpTcPersistOverride(-1);
     std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
     return failures ? 1 : 0;
 }

@@ -28,6 +28,7 @@ cudaError_t launchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_
     for (unsigned b = 0; b < grid.x; ++b) {
         blockIdx = make_uint3(b, 0, 0);
         blockDim = block;
+        gridDim = grid;
         std::fill(smem, smem + sizeof(smem) / sizeof(float), std::numeric_limits<float>::quiet_NaN());
         BlockBarrier bar(block.x);
         gBlockBarrier = &bar;

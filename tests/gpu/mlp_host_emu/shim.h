@@ -21,6 +21,7 @@
 inline thread_local uint3 threadIdx;
 inline uint3 blockIdx;
 inline dim3 blockDim;  // set by launchKernel
+inline dim3 gridDim;   // set by launchKernel
 // A reusable barrier for the block's threads (C++17; std::barrier needs C++20).
 class BlockBarrier {
 public:
