@@ -406,20 +406,25 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
     return best;
 }
 
-constexpr int64_t kMlpTcFromPoints = 1024;  // N * P from which the TC kernel runs
+constexpr int64_t kMlpTcFromPoints = 32768;  // N * P from which the TC kernel runs
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core kernel.
 std::atomic<int> gMlpTcOverride{-1};
 void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode == 0 || mode == 1 ? mode : -1); }
 void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
-// Tensor cores (3xTF32, pointwise_mlp_tc.cuh) from N * P = 1024 points on; below, the FMA kernel,
-// whose smaller tiles give more blocks (1 x 256 points: 9.3 vs 12.2 us at f75427d with the previous
-// TC kernel). UNMEASURED for the current TC kernel: to be set from test_cuda_mlp --bench.
-bool useMlpTc(int64_t batch, int64_t points) {
+// Tensor cores (3xTF32, pointwise_mlp_tc.cuh) from N * P = 32768 points on, except a projection
+// (Cout <= 8) that the persistent form does not take; else the FMA kernel. Measured at 1ab507e
+// (tests/gpu/logs/mlp_tc_1ab507e/mlp_bench.log, us, TC vs FMA): N = 32 x 4096 points: darcy channel MLP
+// 32/16/32 44.0 vs 48.2, lifting 3/64/32 56.1 vs 58.5, projection 32/64/1 52.0 vs 55.1, lifting
+// 3/128/64 123.5 vs 145.7, 64/256/64 382 vs 423, 64/32/64 90.1 vs 89.1, projection 64/128/1 150.4 vs
+// 141.0 (not persistent: FMA); at 4096 points the FMA kernel is mostly ahead (darcy MLP 8.3 vs 11.2,
+// lifting 10.4 vs 15.8).
+bool useMlpTc(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
     if (forced >= 0) return forced != 0;
-    return batch * points >= kMlpTcFromPoints;
+    if (batch * a.P < kMlpTcFromPoints) return false;
+    return a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a));
 }
 
 template <typename T>
@@ -428,7 +433,7 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
     if (err != cudaSuccess) return err;
-    if (useMlpTc(batch, a.P)) return launchMlpTc<T>(a, batch, smCount, stream);
+    if (useMlpTc(a, batch, sizeof(T))) return launchMlpTc<T>(a, batch, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);

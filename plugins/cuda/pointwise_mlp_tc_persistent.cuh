@@ -189,14 +189,21 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcPersistent
 // non-persistent kernel).
 inline std::atomic<int> gMlpTcPersistOverride{-1};  // test hook: -1 automatic, 0 off
 
+// Whether the persistent form takes these (fp32) arguments: aligned with P % 4 == 0, Cin <= 64,
+// Cout <= 64, shared memory within kPersistSmemMax.
+inline bool mlpTcPersistentFits(const MlpArgs& a) {
+    using namespace mlptc;
+    if (!a.vec || a.cin > kKX || a.cout > 64) return false;
+    const int bm = a.cout <= 16 ? 16 : a.cout <= 32 ? 32 : 64;
+    return persistSmemFloats((a.cin + 7) / 8 * 8, (a.ch + 7) / 8 * 8, bm) * sizeof(float) <= kPersistSmemMax;
+}
+
 inline bool launchMlpTcPersistent(MlpArgs a, int64_t batch, int smCount, cudaStream_t stream, cudaError_t* err) {
     using namespace mlptc;
-    if (gMlpTcPersistOverride.load() == 0) return false;
-    if (!a.vec || a.cin > kKX || a.cout > 64) return false;
+    if (gMlpTcPersistOverride.load() == 0 || !mlpTcPersistentFits(a)) return false;
     const int bm = a.cout <= 16 ? 16 : a.cout <= 32 ? 32 : 64;
     const int kx = (a.cin + 7) / 8 * 8, chPad = (a.ch + 7) / 8 * 8;
     const size_t smem = persistSmemFloats(kx, chPad, bm) * sizeof(float);
-    if (smem > kPersistSmemMax) return false;
     const int64_t tilesP = (a.P + kTP - 1) / kTP, items = batch * tilesP;
     if (items > 0x7fffffff) return false;
     a.tilesP = static_cast<int>(tilesP);
