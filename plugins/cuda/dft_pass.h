@@ -5,6 +5,7 @@
 // (plan.cpp) and passed by value to dftPassKernel (dft_pass.cuh).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace turbofno {
@@ -53,13 +54,24 @@ struct DftPass {
     int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
     int tensorCores = 0;      // 1: the products run on tensor cores in 3xTF32 (mma_tf32.cuh), else fp32 FMA
     // kR2C / kC2R only: 1 runs the pass as an in-shared-memory FFT (fft_pass.cuh) instead of the GEMM.
-    // Set by the planner for power-of-two S in [kFftMinLen, kFftMaxLen] (plan_separable.h), plain
-    // contiguous lines (line g's point t at g * innerStride + t * rowStride), no resampling and, for
-    // R2C, no k split; tileM / tensorCores / kPerSplit are then unused.
+    // Set by the planner for S in [kFftMinLen, kFftMaxLen] that is a power of two or 2 * 2^a 3^b 5^c
+    // (plan_separable.h), plain contiguous lines (line g's point t at g * innerStride + t * rowStride),
+    // no resampling and, for R2C, no k split; tileM / tensorCores / kPerSplit are then unused.
     int fft = 0;
-    int fftLog2S = 0;         // log2(S)
-    int fftLines = 1;         // lines per block (a power of two, fftLines * S <= kFftLineBudget)
+    int fftLog2S = 0;         // power-of-two S: log2(S) (radix-2 kernel, fft_pass.cuh); else 0
+    // S / 2 not a power of two: the mixed-radix kernel's stages (fft_pass_mixed.cuh), the radix (2, 3,
+    // 4 or 5) of stage s in bits 4s..4s+3, first stage in the lowest bits, 0 after the last; else 0.
+    int fftRadices = 0;
+    int fftLines = 1;         // lines per block (fftLines * S <= kFftLineBudget; a power of two for power-of-two S)
 };
+
+// Dynamic shared memory of one mixed-radix FFT pass block (fft_pass_mixed.cuh): L lines of S / 2
+// complex values, S / 2 - 1 stage twiddles and S / 4 + 1 roots e^{2 pi i k / S}, 8 bytes each.
+constexpr size_t fftMixedSmemBytes(int S, int L) {
+    return (static_cast<size_t>(L) * static_cast<size_t>(S / 2) + static_cast<size_t>(S / 2 - 1) + static_cast<size_t>(S / 4 + 1)) * 8;
+}
+// Shared memory of an FFT pass block at most (no opt-in above the 48 KB default).
+constexpr size_t kFftSmemLimit = 48 * 1024;
 
 }  // namespace cuda
 }  // namespace turbofno

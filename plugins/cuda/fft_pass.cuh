@@ -1,8 +1,10 @@
 // FFT variants of the separable algorithm's two real passes (DftPass::fft, chosen by planSeparable):
-// the last-axis R2C (forward) and C2R (inverse) passes for power-of-two lengths 8 <= S <= 8192 on
-// plain contiguous lines (line g's sample t at g * b/c.innerStride + t * rowStride), no resampling.
-// They compute exactly what dftPassKernel<kR2C / kC2R> computes (same layouts, signs, C2R weights,
-// scale, bias, skip, activation) with O(S log S) work per line instead of O(S * kd):
+// the last-axis R2C (forward) and C2R (inverse) passes on plain contiguous lines (line g's sample t
+// at g * b/c.innerStride + t * rowStride), no resampling, for lengths kFftMinLen <= S <= kFftMaxLen
+// (8..4096) that are powers of two (this file) or S = 2 * 2^a 3^b 5^c (fft_pass_mixed.cuh, the
+// mixed-radix kernel; launchFftPass below picks it when DftPass::fftRadices != 0). Both compute
+// exactly what dftPassKernel<kR2C / kC2R> computes (same layouts, signs, C2R weights, scale, bias,
+// skip, activation) with O(S log S) work per line instead of O(S * kd). The power-of-two kernel:
 //
 // A block of 256 threads owns L lines (DftPass::fftLines, a power of two, L * S <= 8192 reals). A
 // line of S reals is held in shared memory as S/2 complex values z[j] = (v[2j], v[2j+1]) (so the
@@ -25,12 +27,13 @@
 //       an unnormalized inverse FFT by decimation in time (natural-order output) gives
 //       z[j] = y[2j] + i y[2j+1] = sum_k c_k Re(X[k] e^{2 pi i k t / S}) (the C2R weights c_k: 1 for
 //       DC / Nyquist, 2 otherwise), and the epilogue is the DFT pass's: act(scale * v + bias [+ y]).
-// Shared memory: L * S floats + S/4 float2 twiddles (<= 48 KB: no opt-in needed). Deterministic
+// Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB: no opt-in needed). Deterministic
 // (fixed operation order, no atomics); no host synchronisation; 32-bit offsets (planner limits).
 #pragma once
 
 #include "common.cuh"
 #include "dft_pass.h"
+#include "fft_pass_mixed.cuh"
 #include "pdl.cuh"
 
 namespace turbofno {
@@ -271,10 +274,12 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     }
 }
 
-// Launch of one FFT pass (DftPass::fft): ceil(N / fftLines) blocks, fftPassSmemBytes of dynamic
-// shared memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
+// Launch of one FFT pass (DftPass::fft): the mixed-radix kernel where p.fftRadices != 0
+// (fft_pass_mixed.cuh), else the power-of-two kernel above: ceil(N / fftLines) blocks,
+// fftPassSmemBytes of dynamic shared memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
 template <PassKind KIND, typename T>
 cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
+    if (p.fftRadices != 0) return launchFftMixedPass<KIND, T>(p, src, dst, bias, stream);
     if (p.fftLines < 1 || p.S < 8 || (1 << p.fftLog2S) != p.S || fftPassSmemBytes(p.S, p.fftLines) > 48 * 1024)
         return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));

@@ -78,22 +78,53 @@ bool fftPassesOn() {
     const int forced = gFftPassOverride.load(std::memory_order_relaxed);
     return forced < 0 ? kFftPassDefault : forced == 1;
 }
-bool fftLength(int64_t S) { return S >= kFftMinLen && S <= kFftMaxLen && (S & (S - 1)) == 0; }
+bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 int log2i(int64_t v) {
     int r = 0;
     while ((int64_t{1} << r) < v) ++r;
     return r;
 }
-// Marks a real last-axis pass over `lines` lines of length S as an FFT pass (fft_pass.cuh).
+// Marks a real last-axis pass over `lines` lines of length S (fftLength) as an FFT pass: the radix-2
+// kernel for powers of two (fft_pass.cuh), else the mixed-radix one (fft_pass_mixed.cuh).
 void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fft = 1;
-    p.fftLog2S = log2i(S);
     int64_t L = kFftLineBudget / S;
+    if (isPow2(S)) {
+        p.fftLog2S = log2i(S);
+    } else {
+        p.fftRadices = fftMixedRadices(S / 2);
+        while (L > 1 && fftMixedSmemBytes(static_cast<int>(S), static_cast<int>(L)) > kFftSmemLimit) --L;
+    }
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
 }
 
 }  // namespace
+
+int fftMixedRadices(int64_t n2) {
+    if (n2 < 2 || isPow2(n2)) return 0;
+    int count[6] = {};  // factors 2, 3, 5
+    for (int f : {2, 3, 5})
+        while (n2 % f == 0) {
+            n2 /= f;
+            ++count[f];
+        }
+    const int stages = count[5] + count[3] + (count[2] + 1) / 2;
+    if (n2 != 1 || stages > 7) return 0;  // 7: fft_pass_mixed.cuh's kFftMixMaxStages
+    int radices[7], n = 0;
+    for (int i = 0; i < count[3]; ++i) radices[n++] = 3;
+    for (int i = 0; i < count[5]; ++i) radices[n++] = 5;
+    for (int i = 0; i < count[2] / 2; ++i) radices[n++] = 4;
+    if (count[2] % 2) radices[n++] = 2;
+    int packed = 0;
+    for (int i = n - 1; i >= 0; --i) packed = (packed << 4) | radices[i];
+    return packed;
+}
+
+bool fftLength(int64_t S) {
+    if (S < kFftMinLen || S > kFftMaxLen) return false;
+    return isPow2(S) || (S % 2 == 0 && fftMixedRadices(S / 2) != 0);
+}
 
 bool lastAxisUsesFft(const core::SpectralConvShape& shape) {
     const int d = shape.rank;
@@ -156,7 +187,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mFast = 1;
         st.pass.b = view(lines, 0, Sd, 1);
         st.pass.c = view(lines, 0, kd, 1);
-        // FFT pass: power-of-two length, kept bins within 0..S/2 (lines are contiguous: b and c above)
+        // FFT pass: fftLength, kept bins within 0..S/2 (lines are contiguous: b and c above)
         if (fftOn && fftLength(Sd) && kd <= Sd / 2 + 1) makeFftPass(st.pass, lines, Sd);
         st.src = Buffer::kX;
         st.dst = d == 1 ? Buffer::kSpecIn : Buffer::kA;
@@ -220,7 +251,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.addY = shape.hasSkip ? 1 : 0;
         st.pass.activation = attrs ? static_cast<int>(attrs->activation) : 0;
         sp.skipPoints = shape.hasSkip ? prod(S, 0, d) : 0;
-        // FFT pass: power-of-two length and no resampling of the last axis (the C2R runs at T_d = S_d)
+        // FFT pass: fftLength and no resampling of the last axis (the C2R runs at T_d = S_d)
         if (fftOn && fftLength(Td) && Td == Sd) makeFftPass(st.pass, lines, Td);
         st.src = prev;
         st.dst = Buffer::kY;

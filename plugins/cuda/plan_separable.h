@@ -33,9 +33,11 @@ struct SeparablePlan {
     const char* whyNot = "";
 };
 
-// FFT passes (fft_pass.cuh, DftPass::fft): power-of-two last axes of kFftMinLen..kFftMaxLen points;
-// a block holds fftLines lines of S reals, fftLines * S <= kFftLineBudget (32 KB of shared memory),
-// fewer lines where the grid would have less than kFftTargetBlocks blocks.
+// FFT passes (fft_pass.cuh, DftPass::fft): last axes of kFftMinLen..kFftMaxLen points that are powers
+// of two (radix-2 kernel) or S = 2 * 2^a 3^b 5^c (mixed-radix kernel, fft_pass_mixed.cuh); a block
+// holds fftLines lines of S reals, fftLines * S <= kFftLineBudget (32 KB of shared memory; mixed
+// radix: also its tables within 48 KB, fftMixedSmemBytes), fewer lines where the grid would have less
+// than kFftTargetBlocks blocks.
 constexpr int kFftMinLen = 8;
 // Measured at 7a49149 (tests/gpu/logs/fft_mlp_7a49149): 32x64x8192 m32 0.186 ms with the DFT passes,
 // 0.210 with FFT passes (one 8192-point line per block); up to 4096 points the FFT passes win.
@@ -48,9 +50,18 @@ int passTileM(PassKind kind, int M);
 // Test / benchmark hook: at least this many k steps per split of the last forward pass (<= 0: the
 // planner's: 1 for 1D layers, 4 otherwise).
 void setSplitStepsOverride(int steps);
-// Whether the separable algorithm runs the last axis of `shape` as FFT passes (power-of-two length
-// within [kFftMinLen, kFftMaxLen], kept bins within 0..S/2, no resampling; setFftPassOverride).
+// Whether the separable algorithm runs the last axis of `shape` as FFT passes (fftLength, kept bins
+// within 0..S/2, no resampling; setFftPassOverride).
 bool lastAxisUsesFft(const core::SpectralConvShape& shape);
+// Whether the FFT passes take a last axis of S points: kFftMinLen <= S <= kFftMaxLen and S a power of
+// two or S = 2 * 2^a 3^b 5^c.
+bool fftLength(int64_t S);
+// The mixed-radix kernel's stages for a complex length n2 = 2^a 3^b 5^c that is not a power of two
+// (DftPass::fftRadices: 4 bits per stage, first stage lowest): the 3s, then the 5s, then the 4s, a
+// single 2 last (odd radices first: their p = 1 writes are conflict-free, fft_pass_mixed.cuh; 3s
+// before 5s had fewer bank conflicts at 180, 360, 720 points); 0 for a power of two, n2 < 2, another
+// prime factor or more than 7 stages.
+int fftMixedRadices(int64_t n2);
 // Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
 // 1 whenever possible.
 void setFftPassOverride(int mode);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "plan.h"
 #include "test_support.h"
@@ -122,7 +123,8 @@ void testChoice() {
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {128, 64})) == cuda::Algorithm::kSeparable, "2D m64: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 32})) == cuda::Algorithm::kSeparable, "2D 384x384: separable");
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 256x256 m32: separable (FFT rows)");
-    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 250x180 m32: fused (no FFT)");
+    // 180-point rows run as mixed-radix FFT passes, but below every FFT threshold (rows < 256, 6 planes, kd > 16)
+    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 250x180 m32: fused");
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "32x64 planes of 64x64: separable");
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64 planes of 64x64: fused");
     expect(cuda::chooseAlgorithm(makeShape({128, 128}, {16, 8}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "128x128 m8: separable");
@@ -191,24 +193,53 @@ void testFusedLayer() {
     cuda::setSkipTcOverride(-1);
 }
 
-// FFT passes (fft_pass.cuh): R2C for power-of-two S_d in [8, 8192] with kd <= S_d/2 + 1, C2R also
-// needs T_d == S_d; never a split; lines per block within the shared-memory budget; the hook forces
-// them off (0) or back on (1, -1).
+// FFT passes (fft_pass.cuh, fft_pass_mixed.cuh): R2C for S_d in [8, 4096] that is a power of two or
+// 2 * 2^a 3^b 5^c, with kd <= S_d/2 + 1, C2R also needs T_d == S_d; never a split; lines per block
+// within the line budget (and, mixed radix, 48 KB of shared memory); the hook forces them off (0) or
+// back on (1, -1).
+bool smooth235(int64_t v) {
+    for (int64_t f : {2, 3, 5})
+        while (v % f == 0) v /= f;
+    return v == 1;
+}
 void testFftPasses() {
     auto sep = [](const core::SpectralConvShape& s) { return cuda::makePlan(s, nullptr).sep; };
-    for (int64_t S : {4, 6, 8, 12, 16, 100, 128, 1000, 1024, 4096, 8192, 8193, 16384, 65536}) {
+    for (int64_t S : {4, 6, 8, 10, 12, 14, 16, 22, 37, 42, 45, 48, 75, 96, 98, 100, 128, 180, 250, 360, 384, 720, 1000, 1024, 1458,
+                      1536, 2916, 3840, 4050, 4096, 4100, 4320, 4374, 8192, 8193, 16384, 65536}) {
         const int64_t kd = std::max<int64_t>(1, std::min<int64_t>(S / 2 + 1, 5));
         const auto s = makeShape({S}, {kd}, 2, 3, 4);
         const cuda::SeparablePlan sp = sep(s);
-        const bool pow2 = (S & (S - 1)) == 0 && S >= cuda::kFftMinLen && S <= cuda::kFftMaxLen;
+        const bool inRange = S >= cuda::kFftMinLen && S <= cuda::kFftMaxLen;
+        const bool pow2 = (S & (S - 1)) == 0 && inRange;
+        const bool mixed = !pow2 && inRange && S % 2 == 0 && smooth235(S / 2);
         const std::string n = name(s);
-        expect(sp.fwd[0].pass.fft == (pow2 ? 1 : 0) && sp.inv[0].pass.fft == (pow2 ? 1 : 0), n + ": FFT passes exactly for power-of-two 8..8192");
-        if (pow2) {
+        expect(sp.fwd[0].pass.fft == (pow2 || mixed ? 1 : 0) && sp.inv[0].pass.fft == (pow2 || mixed ? 1 : 0),
+               n + ": FFT passes exactly for 8..4096 points, powers of two or 2 * 2^a 3^b 5^c");
+        expect(cuda::fftLength(S) == (pow2 || mixed) && cuda::lastAxisUsesFft(s) == (pow2 || mixed), n + ": fftLength / lastAxisUsesFft");
+        for (const cuda::DftPass* r : {&sp.fwd[0].pass, &sp.inv[0].pass}) {
+            if (!r->fft) continue;
+            if (pow2) {
+                expect((1 << r->fftLog2S) == S && r->fftRadices == 0 && (r->fftLines & (r->fftLines - 1)) == 0,
+                       n + ": radix-2 kernel, log2(S), lines per block a power of two");
+            } else {
+                // expected stages: the 3s, the 5s, the 4s, then a single 2 (4 bits each, first stage lowest)
+                std::vector<int> want;
+                int64_t n2 = S / 2, twos = 0;
+                for (; n2 % 3 == 0; n2 /= 3) want.push_back(3);
+                for (; n2 % 5 == 0; n2 /= 5) want.push_back(5);
+                for (; n2 % 2 == 0; n2 /= 2) ++twos;
+                for (int64_t i = 0; i < twos / 2; ++i) want.push_back(4);
+                if (twos % 2) want.push_back(2);
+                std::vector<int> got;
+                for (unsigned v = static_cast<unsigned>(r->fftRadices); v; v >>= 4) got.push_back(static_cast<int>(v & 15u));
+                expect(r->fftLog2S == 0 && got == want && got.size() <= 7, n + ": mixed-radix stages 3s, 5s, 4s, a 2 (product S/2)");
+                expect(cuda::fftMixedSmemBytes(static_cast<int>(S), r->fftLines) <= cuda::kFftSmemLimit, n + ": mixed-radix block within 48 KB");
+            }
+            expect(r->fftLines >= 1 && static_cast<int64_t>(r->fftLines) * S <= cuda::kFftLineBudget, n + ": FFT lines per block within the budget");
+        }
+        if (pow2 || mixed) {
             const cuda::DftPass& r = sp.fwd[0].pass;
             expect(sp.split == 1 && r.kPerSplit >= r.K, n + ": an FFT R2C never splits");
-            expect((1 << r.fftLog2S) == S && r.fftLines >= 1 && (r.fftLines & (r.fftLines - 1)) == 0 &&
-                       static_cast<int64_t>(r.fftLines) * S <= cuda::kFftLineBudget,
-                   n + ": FFT lines per block a power of two within the budget");
             expect(r.b.rowStride == 1 && r.b.innerStride == S && r.b.inner >= r.N && r.c.rowStride == 1 && r.c.innerStride == kd &&
                        r.c.inner >= r.N,
                    n + ": FFT R2C on contiguous lines");
@@ -217,22 +248,44 @@ void testFftPasses() {
                    n + ": FFT C2R on contiguous lines");
         }
     }
+    // the stage lists (4 bits per stage, first stage lowest)
+    expect(cuda::fftMixedRadices(90) == 0x2533 && cuda::fftMixedRadices(192) == 0x4443 && cuda::fftMixedRadices(125) == 0x555 &&
+               cuda::fftMixedRadices(24) == 0x243 && cuda::fftMixedRadices(5) == 0x5 && cuda::fftMixedRadices(1458) == 0x2333333 &&
+               cuda::fftMixedRadices(1944) == 0x2433333 && cuda::fftMixedRadices(2025) == 0x553333 &&
+               cuda::fftMixedRadices(480) == 0x24453,
+           "fftMixedRadices: 3s, 5s, 4s, a last 2");
+    expect(cuda::fftMixedRadices(1) == 0 && cuda::fftMixedRadices(2048) == 0 && cuda::fftMixedRadices(7) == 0 &&
+               cuda::fftMixedRadices(21) == 0 && cuda::fftMixedRadices(6561) == 0,
+           "fftMixedRadices: 0 for powers of two, other primes and more than 7 stages");
     // kept bins past S/2 + 1 (not a valid layer, but the R2C rule): DFT pass
-    expect(!sep(makeShape({64}, {40})).fwd[0].pass.fft, "R2C with kd > S/2 + 1: DFT pass");
+    expect(!sep(makeShape({64}, {40})).fwd[0].pass.fft && !sep(makeShape({48}, {30})).fwd[0].pass.fft, "R2C with kd > S/2 + 1: DFT pass");
     // many lines: the full line budget per block; few lines: fewer per block (grid of >= kFftTargetBlocks where possible)
     expect(sep(makeShape({128, 128}, {64, 32}, 8, 64, 64)).fwd[0].pass.fftLines == 64, "8x64x128x128: 64 lines of 128 per block");
     expect(sep(makeShape({128}, {16}, 1, 4, 4)).fwd[0].pass.fftLines == 1, "1x4x128: 1 line per block (4 lines in all)");
-    expect(sep(makeShape({8192}, {32}, 32, 64, 64)).fwd[0].pass.fftLines == 1, "8192-point lines: 1 per block");
+    expect(!sep(makeShape({8192}, {32}, 32, 64, 64)).fwd[0].pass.fft, "8192-point lines: DFT passes (kFftMaxLen)");
+    // mixed radix: any line count; the benchmark geometries; long lines limited by shared memory
+    expect(sep(makeShape({250, 180}, {80, 40}, 4, 64, 64)).fwd[0].pass.fftLines == 45, "4x64x250x180: 45 lines of 180 per block");
+    expect(sep(makeShape({384, 384}, {96, 48}, 2, 128, 128)).inv[1].pass.fftLines == 21, "2x128x384x384: 21 lines of 384 per block");
+    expect(sep(makeShape({48, 48}, {24, 12}, 1, 8, 8)).fwd[0].pass.fftLines == 1, "1x8x48x48: 1 line per block (384 lines in all)");
+    expect(sep(makeShape({3840}, {64}, 32, 64, 64)).fwd[0].pass.fftLines == 1 && sep(makeShape({1000}, {64}, 64, 64, 64)).fwd[0].pass.fftLines == 8,
+           "3840-point lines: 1 per block (48 KB); 1000-point lines: 8 (line budget)");
     // the 2D / 3D chains: only the last axis' passes
     const cuda::SeparablePlan s3 = sep(makeShape({32, 32, 64}, {8, 8, 16}, 1, 4, 4));
     expect(s3.fwd[0].pass.fft && !s3.fwd[1].pass.fft && !s3.fwd[2].pass.fft && !s3.inv[0].pass.fft && !s3.inv[1].pass.fft &&
                s3.inv[2].pass.fft,
            "3D: FFT only on the last axis' R2C and C2R");
+    const cuda::SeparablePlan s3m = sep(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
+    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && !s3m.fwd[1].pass.fft && s3m.inv[2].pass.fft && !s3m.inv[1].pass.fft,
+           "3D 48^3: mixed-radix FFT only on the last axis");
     // resampling of the last axis: the C2R runs at T_d -> DFT pass; R2C (at S_d) still FFT
     core::SpectralConvShape r = makeShape({64, 64}, {16, 9});
     r.outSpatial[1] = 128;
     const cuda::SeparablePlan sr = sep(r);
     expect(sr.fwd[0].pass.fft && !sr.inv[1].pass.fft, "last axis resampled 64 -> 128: FFT R2C, DFT C2R");
+    expect(!cuda::lastAxisUsesFft(r), "last axis resampled: lastAxisUsesFft false");
+    core::SpectralConvShape rm = makeShape({40}, {9});
+    rm.outSpatial[0] = 60;
+    expect(sep(rm).fwd[0].pass.fft && !sep(rm).inv[0].pass.fft, "last axis resampled 40 -> 60: mixed FFT R2C, DFT C2R");
     core::SpectralConvShape r0 = makeShape({64, 64}, {16, 9});
     r0.outSpatial[0] = 32;
     expect(sep(r0).inv[1].pass.fft, "only a leading axis resampled: FFT C2R (T_d == S_d)");
@@ -243,10 +296,21 @@ void testFftPasses() {
     const cuda::SeparablePlan off = sep(small);
     expect(!off.fwd[0].pass.fft && !off.inv[0].pass.fft && off.split > 1, "FFT override 0: DFT passes (and the DFT pass's split)");
     expect(!sep(makeShape({128, 128}, {64, 32}, 8, 64, 64)).inv[1].pass.fft, "FFT override 0: 2D C2R DFT pass");
+    expect(!sep(makeShape({180}, {16})).fwd[0].pass.fft && !cuda::lastAxisUsesFft(makeShape({180}, {16})), "FFT override 0: no mixed radix either");
     cuda::setFftPassOverride(1);
-    expect(sep(small).fwd[0].pass.fft && !sep(makeShape({100}, {8})).fwd[0].pass.fft, "FFT override 1: whenever possible");
+    expect(sep(small).fwd[0].pass.fft && sep(makeShape({100}, {8})).fwd[0].pass.fft && !sep(makeShape({98}, {8})).fwd[0].pass.fft,
+           "FFT override 1: whenever possible");
     cuda::setFftPassOverride(-1);
     expect(sep(small).fwd[0].pass.fft && sep(small).inv[0].pass.fft, "FFT default: on whenever possible");
+    // the algorithm choice: mixed-radix rows count as FFT rows (chooseAlgorithm's rule, unmeasured for
+    // them); the benchmark shapes: 250x180 m40 and 384x384 m48 separable (>= 40 modes), 48x48 m12 fused
+    expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16})) == cuda::Algorithm::kSeparable, "2D 64x384 m16: separable (FFT rows >= 256)");
+    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {80, 40}, 4, 64, 64)) == cuda::Algorithm::kSeparable, "4x64x250x180 m40: separable");
+    expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 48}, 2, 128, 128)) == cuda::Algorithm::kSeparable, "2x128x384x384 m48: separable");
+    expect(cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane, "1x8x48x48 m12: fused plane");
+    cuda::setFftPassOverride(0);
+    expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16})) == cuda::Algorithm::kFusedPlane, "2D 64x384 m16 without FFT: fused plane");
+    cuda::setFftPassOverride(-1);
 }
 
 void testChains() {

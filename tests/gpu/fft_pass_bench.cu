@@ -1,9 +1,12 @@
-// GPU check and timing of the FFT passes (fft_pass.cuh) against the DFT-as-GEMM passes (dft_pass.cuh)
-// on the same planner-made DftPass (plan_separable.cpp; fft forced on / off): for each shape the R2C
-// and C2R last-axis passes alone, rel-L2 FFT vs DFT output (fp32, random data, C2R with bias), and us
-// per pass (CUDA events, 200 launches after warm-up), with the memory floor (bytes / 4.8 TB/s).
+// GPU check and timing of the FFT passes (fft_pass.cuh: radix-2 kernel for power-of-two S,
+// fft_pass_mixed.cuh: mixed-radix kernel for S = 2 * 2^a 3^b 5^c) against the DFT-as-GEMM passes
+// (dft_pass.cuh) on the same planner-made DftPass (plan_separable.cpp; fft forced on / off): for each
+// shape the R2C and C2R last-axis passes alone, rel-L2 FFT vs DFT output (fp32, random data, C2R with
+// bias), repeatability (bitwise), and us per pass (CUDA events, 200 launches after warm-up), with the
+// memory floor (bytes / 4.8 TB/s).
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Iplugins/cuda -Iplugins/include tests/gpu/fft_pass_bench.cu \
 //        plugins/cuda/pdl.cpp plugins/cuda/plan_separable.cpp -o /tmp/fft_pass_bench && /tmp/fft_pass_bench
+//   --quick: only the small cases, no timing (for compute-sanitizer racecheck / synccheck / memcheck)
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -34,6 +37,7 @@ struct Case {
     const char* name;
     int rank;
     int64_t S[2], K[2], n, c;
+    bool quick;  // small: also in --quick runs (sanitizers)
 };
 
 template <typename F>
@@ -62,19 +66,31 @@ double relL2(const std::vector<float>& a, const std::vector<float>& ref) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const Case cases[] = {
-        {"8x64x128x128 m32", 2, {128, 128}, {64, 32}, 8, 64},   {"4x64x256x256 m32", 2, {256, 256}, {64, 32}, 4, 64},
-        {"32x64x8192 m32", 1, {8192, 1}, {32, 1}, 32, 64},      {"32x64x256 m17", 1, {256, 1}, {17, 1}, 32, 64},
-        {"1x64x256 m17", 1, {256, 1}, {17, 1}, 1, 64},          {"8x64x64x64 m16", 2, {64, 64}, {24, 16}, 8, 64},
-        {"16x32x1024 m129", 1, {1024, 1}, {129, 1}, 16, 32},    {"8x32x1024x32 m8", 2, {1024, 32}, {16, 8}, 8, 32},
-        {"64x16x16 m9 (S=16)", 1, {16, 1}, {9, 1}, 64, 16},
+        // power of two (radix-2 kernel)
+        {"8x64x128x128 m32", 2, {128, 128}, {64, 32}, 8, 64, false},   {"4x64x256x256 m32", 2, {256, 256}, {64, 32}, 4, 64, false},
+        {"32x64x4096 m32", 1, {4096, 1}, {32, 1}, 32, 64, false},      {"32x64x256 m17", 1, {256, 1}, {17, 1}, 32, 64, false},
+        {"1x64x256 m17", 1, {256, 1}, {17, 1}, 1, 64, true},           {"8x64x64x64 m16", 2, {64, 64}, {24, 16}, 8, 64, false},
+        {"16x32x1024 m129", 1, {1024, 1}, {129, 1}, 16, 32, false},    {"8x32x1024x32 m8", 2, {1024, 32}, {16, 8}, 8, 32, false},
+        {"64x16x16 m9 (S=16)", 1, {16, 1}, {9, 1}, 64, 16, true},
+        // S = 2 * 2^a 3^b 5^c (mixed-radix kernel): the benchmark shapes, then every radix and stage count
+        {"4x64x250x180 m40", 2, {250, 180}, {80, 40}, 4, 64, false},   {"2x128x384x384 m48", 2, {384, 384}, {96, 48}, 2, 128, false},
+        {"1x8x48x48 m12", 2, {48, 48}, {24, 12}, 1, 8, true},          {"2x32x48x48x48 m12 (48)", 2, {2304, 48}, {24, 12}, 2, 32, false},
+        {"16x64x250 m126 (5 5 5)", 1, {250, 1}, {126, 1}, 16, 64, false}, {"32x64x720 m64", 1, {720, 1}, {64, 1}, 32, 64, false},
+        {"8x64x1000 m100", 1, {1000, 1}, {100, 1}, 8, 64, false},      {"8x32x1536 m64", 1, {1536, 1}, {64, 1}, 8, 32, false},
+        {"8x32x3840 m64", 1, {3840, 1}, {64, 1}, 8, 32, false},        {"4x16x4050 m2026", 1, {4050, 1}, {2026, 1}, 4, 16, false},
+        {"3x7x180 m91 (small)", 1, {180, 1}, {91, 1}, 3, 7, true},     {"2x3x2916 m40 (7 stages)", 1, {2916, 1}, {40, 1}, 2, 3, true},
+        {"3x5x10 m6 (S=10)", 1, {10, 1}, {6, 1}, 3, 5, true},          {"2x5x96x12 m7", 2, {96, 12}, {8, 7}, 2, 5, true},
     };
     int fails = 0;
     std::mt19937 rng(7);
     std::normal_distribution<float> nd;
-    std::printf("%-22s %-4s %6s %6s %5s %10s %10s %10s %11s\n", "shape", "pass", "S", "kd", "L", "dft_us", "fft_us", "floor_us", "rel_l2");
+    std::printf("%-26s %-4s %6s %6s %5s %8s %10s %10s %10s %11s\n", "shape", "pass", "S", "kd", "L", "radices", "dft_us", "fft_us",
+                "floor_us", "rel_l2");
     for (const Case& c : cases) {
+        if (quick && !c.quick) continue;
         core::SpectralConvShape sh;
         sh.rank = c.rank;
         for (int j = 0; j < c.rank; ++j) {
@@ -93,7 +109,8 @@ int main() {
             DftPass pd = kind == 0 ? off.fwd[0].pass : off.inv[off.nInv - 1].pass;
             pd.kPerSplit = pd.K;  // one partial (the DFT pass alone, as the FFT pass writes it)
             if (!pf.fft) {
-                std::printf("%-22s not an FFT pass\n", c.name);
+                std::printf("%-26s not an FFT pass\n", c.name);
+                ++fails;
                 continue;
             }
             const int64_t S = pf.S, lines = pf.N, kd = kind == 0 ? pf.M : pf.b.innerStride;
@@ -129,12 +146,13 @@ int main() {
             CK(cudaMemcpy(outF2.data(), dout, outN * 4, cudaMemcpyDeviceToHost));
             const bool same = std::memcmp(outF.data(), outF2.data(), outN * 4) == 0;
             const double err = relL2(outF, outD);
-            const float tD = timeIt(runD), tF = timeIt(runF);
+            const float tD = quick ? 0.f : timeIt(runD), tF = quick ? 0.f : timeIt(runF);
             const double floorUs = double(hin.size() * 4 + outN * 4) / 4.8e12 * 1e6;
             const bool ok = err < 2e-5 && std::isfinite(err) && same;  // both fp32; the DFT pass is itself ~1e-6 off
             fails += !ok;
-            std::printf("%-22s %-4s %6lld %6lld %5d %10.2f %10.2f %10.2f %11.3e %s%s\n", c.name, kind == 0 ? "R2C" : "C2R", (long long)S,
-                        (long long)kd, pf.fftLines, tD, tF, floorUs, err, ok ? "ok" : "FAIL", same ? "" : " (not repeatable)");
+            std::printf("%-26s %-4s %6lld %6lld %5d %8x %10.2f %10.2f %10.2f %11.3e %s%s\n", c.name, kind == 0 ? "R2C" : "C2R",
+                        (long long)S, (long long)kd, pf.fftLines, pf.fftRadices, tD, tF, floorUs, err, ok ? "ok" : "FAIL",
+                        same ? "" : " (not repeatable)");
             CK(cudaFree(din));
             CK(cudaFree(dout));
             CK(cudaFree(dbias));

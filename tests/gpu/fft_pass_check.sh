@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# One-call GPU check of the FFT R2C / C2R passes (fft_pass.cuh) against the DFT-as-GEMM passes, logs
-# under $OUT: fft_pass_bench (each pass alone: FFT vs DFT output, repeatability, us per pass vs the
-# memory floor), test_cuda_kernel and verify_kernel --quick with TFNO_TEST_FFT_PASS / --fft-pass 1,0,
-# racecheck + memcheck + synccheck of the FFT passes, tune_variants --set fft (every config shape:
-# separable with DFT passes / with FFT passes / planner), ncu per kernel at two shapes. Expects
+# One-call GPU check of the FFT R2C / C2R passes (fft_pass.cuh: power-of-two S; fft_pass_mixed.cuh:
+# S = 2 * 2^a 3^b 5^c) against the DFT-as-GEMM passes, logs under $OUT: fft_pass_bench (each pass
+# alone: FFT vs DFT output, repeatability, us per pass vs the memory floor; both kernels),
+# racecheck + synccheck of fft_pass_bench --quick (small cases of both kernels), test_cuda_kernel and
+# verify_kernel --quick with TFNO_TEST_FFT_PASS / --fft-pass 1,0, racecheck + memcheck + synccheck of
+# the FFT passes in test_cuda_kernel, tune_variants --set fft (every config shape: separable with DFT
+# passes / with FFT passes / planner; TUNE_CONFIG=bench/configs/gpu_tune_fft_mixed.json for the
+# mixed-radix shapes), ncu per kernel at three shapes. Expects
 # build-gpu/ built (tests/gpu/build.sh) unless BUILD=1. The CPU-side check is
 # tests/gpu/fft_host_emu/run.sh (the kernel source on CPU threads).
 set -uo pipefail
@@ -24,6 +27,12 @@ note "fft_pass_bench build rc=$?"
 timeout 120 build-gpu/fft_pass_bench > "$L/fft_pass_bench.log" 2>&1
 note "fft_pass_bench rc=$?"
 cat "$L/fft_pass_bench.log" >> "$S"
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in racecheck synccheck; do
+    timeout 120 "$CS" --tool $tool --error-exitcode 9 build-gpu/fft_pass_bench --quick > "$L/${tool}_fft_pass_bench.log" 2>&1
+    note "$tool fft_pass_bench --quick rc=$?"
+    tail -2 "$L/${tool}_fft_pass_bench.log" >> "$S"
+done
 for fft in 1 0; do
     TFNO_TEST_ALGO=separable TFNO_TEST_FFT_PASS=$fft timeout 120 build-gpu/tests/cpp/test_cuda_kernel > "$L/test_cuda_kernel_fft$fft.log" 2>&1
     note "test_cuda_kernel separable fft=$fft rc=$?"
@@ -35,16 +44,15 @@ grep -E "FAIL|PASSED" "$L/test_cuda_kernel_auto.log" | head -20 >> "$S"
 timeout 300 python3 tests/gpu/verify_kernel.py --quick --paths auto,separable --fft-pass 1,0 > "$L/verify_quick.log" 2>&1
 note "verify_kernel --quick auto,separable --fft-pass 1,0 rc=$?"
 grep -E "FAIL|passed" "$L/verify_quick.log" | head -40 >> "$S"
-CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in racecheck synccheck memcheck; do
     TFNO_TEST_ALGO=separable TFNO_TEST_FFT_PASS=1 timeout 200 "$CS" --tool $tool --error-exitcode 9 build-gpu/tests/cpp/test_cuda_kernel > "$L/${tool}_fft.log" 2>&1
     note "$tool separable fft=1 rc=$?"
     tail -2 "$L/${tool}_fft.log" >> "$S"
 done
-timeout ${TUNE_TIMEOUT:-300} python3 tests/gpu/tune_variants.py --set fft --out "$L" > "$L/tune.log" 2>&1
+timeout ${TUNE_TIMEOUT:-300} python3 tests/gpu/tune_variants.py --set fft --config "${TUNE_CONFIG:-bench/configs/gpu.json}" --out "$L" > "$L/tune.log" 2>&1
 note "tune_variants --set fft rc=$?"
 cat "$L/tune_variants.md" >> "$S" 2>/dev/null || tail -20 "$L/tune.log" >> "$S"
-IFS=';' read -ra shapes <<< "${NCU_SHAPES:-8 64 128x128 32;32 64 8192 32}"
+IFS=';' read -ra shapes <<< "${NCU_SHAPES:-8 64 128x128 32;4 64 250x180 40;2 128 384x384 48}"
 for shape in "${shapes[@]}"; do
     for fft in 1 0; do
         tag=$(echo $shape | tr ' ' _)_fft$fft

@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split|fft] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split|fft|fft_algo] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -9,8 +9,10 @@ Sets: `tc` = the fused plane, the separable passes on fp32 FMA and on 3xTF32 ten
 planner's choice of algorithm and pass units); `pdl_ring` = programmatic dependent launch x the
 mixing weight ring; `mix_flat` = the tiled vs the flat mixing kernel (mixing_flat.cuh) and the
 planner; `fft` = the separable algorithm (forced) with the DFT-as-GEMM last-axis passes vs the FFT
-passes (fft_pass.cuh, power-of-two last axes only: other shapes time the same kernels twice), and the
-planner (bench/configs/gpu_model_layers.json has the models' layer shapes). Writes tune_variants.json / .md into --out.
+passes (fft_pass.cuh / fft_pass_mixed.cuh: last axes of 8..4096 points that are powers of two or
+2 * 2^a 3^b 5^c; other shapes time the same kernels twice), and the planner; `fft_algo` = the fused
+plane vs the separable algorithm with FFT passes, and the planner (bench/configs/gpu_model_layers.json
+has the models' layer shapes, gpu_tune_fft_mixed.json mixed-radix ones). Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 

@@ -67,6 +67,11 @@ SHAPES = [
     ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis, every bin
     ((64,), [9], [0], 7, 97, 97),              # FFT passes: 2 lines per block, a partial last block
     ((12, 10, 32), [4, 3, 9], [3, 3, 0], 2, 3, 3),  # FFT last axis of a 3D chain
+    ((4050,), [2026], [0], 1, 2, 2),           # mixed-radix FFT passes (fft_pass_mixed.cuh): every bin, odd S/2 = 3^4 5^2
+    ((2916,), [40], [0], 2, 3, 3),             # mixed radix: the most stages (3^6 2)
+    ((180,), [40], [0], 5, 19, 19),            # mixed radix: 45 lines of 180 per block, a partial last block
+    ((50, 180), [20, 40], [20, 0], 1, 4, 4),   # mixed radix: the benchmark's 180-point rows in 2D
+    ((6, 8, 30), [2, 3, 16], [2, 3, 0], 2, 3, 3),  # mixed radix: last axis of a 3D chain, every bin
 ]
 BENCH_SHAPES = [  # the benchmark table (classic corners: p = q = m on H, k = m on W)
     ((64, 64), [16, 16], [16, 0], 1, 32, 32),
@@ -90,6 +95,7 @@ RESAMPLE = [
     ((6, 5, 7), [2, 2, 3], [1, 2, 0], (9, 4, 12)),
     ((12, 16), [3, 5], [2, 0], (24, 16)),        # leading axis only: FFT C2R (T_d == S_d)
     ((12, 16), [3, 5], [2, 0], (12, 32)),        # last axis resampled: FFT R2C, DFT C2R
+    ((8, 48), [3, 9], [2, 0], (8, 36)),          # last axis resampled: mixed-radix FFT R2C (48), DFT C2R (36)
 ]
 
 
@@ -103,6 +109,7 @@ FUSED = [
     ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
     ((10, 64), [3, 17], [2, 0], 1),              # FFT C2R epilogue: skip + GELU
     ((256,), [33], [0], 3),                      # 1D FFT C2R epilogue: skip + ReLU
+    ((6, 360), [3, 41], [2, 0], 5),              # mixed-radix FFT C2R epilogue: skip + tanh
 ]
 
 # --skip-gemm: (spatial, low, high, batch, cin, cout). Channels across the 16-channel steps and the

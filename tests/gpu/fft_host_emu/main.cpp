@@ -1,12 +1,16 @@
-// The FFT passes' own source (plugins/cuda/fft_pass.cuh, compiled as host C++ by run.sh) run on CPU
-// threads with the DftPass the planner makes (plan_separable.cpp: fft, fftLines, views, scale,
-// bias map), against float64 sums of the DFT pass's definitions (dft_pass.h):
+// The FFT passes' own source (plugins/cuda/fft_pass.cuh and fft_pass_mixed.cuh, compiled as host C++
+// by run.sh) run on CPU threads with the DftPass the planner makes (plan_separable.cpp: fft, radices,
+// fftLines, views, scale, bias map), against float64 sums of the DFT pass's definitions (dft_pass.h):
 //   R2C: X[g, k] = sum_t x[g, t] e^{-2 pi i k t / S}, k < kd
 //   C2R: y[g, t] = act(scale * sum_{k < K} c_k Re(Z[g, k] e^{+2 pi i k t / S}) + bias[(g / biasDiv) % biasMod] [+ y])
-// for S = 8 .. 8192, kd = 1, 5, S/2, S/2 + 1, several lines per block (the planner's count and forced
-// ones, with a partial last block), fp32 / fp16 / bf16, bias, skip (addY) and activations; NaN-filled
-// shared memory and outputs. No GPU: this checks the index math, the barriers and the arithmetic,
-// not the device code generation. Exit 1 on any failure.
+// for power-of-two S = 8 .. 4096 (radix-2 kernel) and S = 2 * 2^a 3^b 5^c = 10 .. 4050 (mixed-radix
+// kernel: every radix, odd and even S / 2, up to 7 stages), kd = 1, 5, S/2, S/2 + 1, several lines
+// per block (the planner's count and forced ones, with a partial last block), fp32 / fp16 / bf16,
+// bias, skip (addY) and activations; NaN-filled shared memory and outputs. Plus exhaustive checks of
+// the mixed kernel's index division (fftMixDiv) and roots of unity (fftMixRoot). No GPU: this checks
+// the index math, the barriers and the arithmetic, not the device code generation. Exit 1 on any failure.
+//   fft_host_emu [--quick] [--mixed] [--tiny]    --mixed: only the mixed-radix cases; --tiny: a few small
+//   mixed-radix cases (for TSAN=1 runs: every block's 256 threads under ThreadSanitizer are slow)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -155,70 +159,156 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
            e, tol<T>());
 }
 
+// The largest line count per block of the mixed-radix kernel at S (line budget and 48 KB).
+int maxMixedLines(int S) {
+    int L = cuda::kFftLineBudget / S;
+    while (L > 1 && cuda::fftMixedSmemBytes(S, L) > cuda::kFftSmemLimit) --L;
+    return L;
+}
+
+// fftMixDiv against integer division for every divisor and dividend the kernel can use (<= 8192).
+void checkMixDiv(bool quick) {
+    long long bad = 0;
+    const int maxD = quick ? 4097 : 8192;
+    for (int d = 1; d <= maxD; ++d) {
+        const float inv = 1.f / static_cast<float>(d);
+        for (int a = 0; a <= 8192; ++a) bad += cuda::fftMixDiv(a, inv) != a / d;
+    }
+    ++checks;
+    failures += bad != 0;
+    std::printf("%s fftMixDiv exact for a <= 8192, d <= %d: %lld wrong\n", bad ? "FAIL" : "ok  ", maxD, bad);
+}
+
+// fftMixRoot(n, P) against float64 e^{2 pi i n / P} for every P <= 4096 and n < P: within an fp32 ulp.
+void checkMixRoot() {
+    double worst = 0;
+    for (int P = 1; P <= 4096; ++P)
+        for (int n = 0; n < P; ++n) {
+            const float2 w = cuda::fftMixRoot(n, P);
+            const std::complex<double> ref = std::polar(1.0, 2.0 * M_PI * n / P);
+            worst = std::max(worst, std::abs(std::complex<double>(w.x, w.y) - ref));
+        }
+    const bool ok = worst <= 1.2e-7;
+    ++checks;
+    failures += !ok;
+    std::printf("%s fftMixRoot for every P <= 4096, n < P: max abs error %.3e (tol 1.2e-07)\n", ok ? "ok  " : "FAIL", worst);
+}
+
+// 1D layer at S: R2C and C2R of the planner's passes at several kd, lines per block and element types
+// (tiny: f32, kd 5 and S/2 + 1, 1 and 3 lines per block).
+void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
+    const bool mixed = (S & (S - 1)) != 0;
+    std::vector<int> kds = {1, 5, S / 2, S / 2 + 1};
+    if ((quick || tiny) && mixed) kds = {5, S / 2 + 1};
+    for (int kd : kds) {
+        if (kd > S / 2 + 1) continue;
+        // 1D: lines = n * c; a few lines per call (the float64 reference is O(lines * S * kd))
+        const int64_t n = S >= 2048 ? 1 : 3, ci = S >= 2048 ? 2 : 5, co = S >= 2048 ? 3 : 7;
+        core::SpectralConvAttrs attrs;
+        attrs.rank = 1;
+        attrs.modesLow[0] = static_cast<int32_t>(kd);
+        const auto sh = shape1(0, S, kd, n, ci, co, false);
+        const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+        const DftPass& r2c = sp.fwd[0].pass;
+        const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
+        if (!r2c.fft || !c2r.fft || sp.split != 1 || (r2c.fftRadices != 0) != mixed || (c2r.fftRadices != 0) != mixed) {
+            ++failures;
+            std::printf("FAIL: planner did not choose the %s FFT passes at S=%d kd=%d (split %d)\n", mixed ? "mixed-radix" : "radix-2",
+                        S, kd, sp.split);
+            continue;
+        }
+        const std::string l = mixed ? "1D mixed" : "1D";
+        // lines per block: the planner's (0), 1, a few (4; 3 for the mixed kernel: any count), the most
+        const int maxL = mixed ? maxMixedLines(S) : cuda::kFftLineBudget / S;
+        const int few = mixed ? 3 : 4;
+        std::vector<int> Ls = {0, 1};
+        if (maxL >= few) Ls.push_back(few);
+        if (maxL > few) Ls.push_back(maxL);
+        if (quick && mixed) Ls = {0, maxL};
+        if (tiny) Ls = {1, 3};
+        for (int L : Ls) {
+            runR2C<float>(r2c, L, l, rng);
+            runC2R<float>(c2r, L, kd, L != 1, l, rng);
+        }
+        if (!tiny && (!quick || kd == 5)) {
+            runR2C<__half>(r2c, 0, l, rng);
+            runR2C<__nv_bfloat16>(r2c, 0, l, rng);
+            runC2R<__half>(c2r, 0, kd, true, l, rng);
+            runC2R<__nv_bfloat16>(c2r, 0, kd, true, l, rng);
+        }
+    }
+}
+
+// 2D with a skip and activations (bias map over the leading axis: biasDiv = T_0), many lines per block
+void run2D(int S, std::mt19937& rng, bool tiny = false) {
+    const bool mixed = (S & (S - 1)) != 0;
+    for (int a : {0, 1, 3}) {
+        if (tiny && a != 1) continue;
+        const int kd = S / 4 + 1;
+        const auto sh = shape1(6, S, kd, 2, 3, 5, true);
+        core::SpectralConvAttrs attrs;
+        attrs.rank = 2;
+        attrs.modesLow[0] = 1;
+        attrs.modesLow[1] = kd;
+        attrs.activation = static_cast<core::Activation>(a);
+        const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+        const DftPass& r2c = sp.fwd[0].pass;
+        const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
+        if (!r2c.fft || !c2r.fft || (c2r.fftRadices != 0) != mixed || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
+            ++failures;
+            std::printf("FAIL: 2D plan at S=%d (fft %d %d, radices %x, biasDiv %d, addY %d)\n", S, r2c.fft, c2r.fft, c2r.fftRadices,
+                        c2r.biasDiv, c2r.addY);
+            continue;
+        }
+        const std::string l = mixed ? "2D mixed" : "2D";
+        runR2C<float>(r2c, a == 0 ? 0 : 2, l, rng);
+        runC2R<float>(c2r, a == 0 ? 0 : 2, kd, true, l, rng);
+        if (!tiny) runC2R<__half>(c2r, 0, kd, true, l, rng);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    std::mt19937 rng(1234);
-    const int sizes[] = {8, 16, 32, 256, 1024, 8192};
-    for (int S : sizes) {
-        if (quick && S != 8 && S != 256 && S != 8192) continue;
-        std::vector<int> kds = {1, 5, S / 2, S / 2 + 1};
-        for (int kd : kds) {
-            if (kd > S / 2 + 1) continue;
-            // 1D: lines = n * c; a few lines per call (the float64 reference is O(lines * S * kd))
-            const int64_t n = S >= 4096 ? 1 : 3, ci = S >= 4096 ? 2 : 5, co = S >= 4096 ? 3 : 7;
-            core::SpectralConvAttrs attrs;
-            attrs.rank = 1;
-            attrs.modesLow[0] = static_cast<int32_t>(kd);
-            const auto sh = shape1(0, S, kd, n, ci, co, false);
-            const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
-            const DftPass& r2c = sp.fwd[0].pass;
-            const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
-            if (!r2c.fft || !c2r.fft || sp.split != 1) {
-                ++failures;
-                std::printf("FAIL: planner did not choose the FFT passes at S=%d kd=%d (split %d)\n", S, kd, sp.split);
-                continue;
-            }
-            const std::string l = "1D";
-            const int maxL = cuda::kFftLineBudget / S;
-            std::vector<int> Ls = {0, 1};
-            if (maxL >= 4) Ls.push_back(4);
-            if (maxL > 4) Ls.push_back(maxL);
-            for (int L : Ls) {
-                runR2C<float>(r2c, L, l, rng);
-                runC2R<float>(c2r, L, kd, L != 1, l, rng);
-            }
-            if (!quick || kd == 5) {
-                runR2C<__half>(r2c, 0, l, rng);
-                runR2C<__nv_bfloat16>(r2c, 0, l, rng);
-                runC2R<__half>(c2r, 0, kd, true, l, rng);
-                runC2R<__nv_bfloat16>(c2r, 0, kd, true, l, rng);
-            }
+    bool quick = false, mixedOnly = false, tiny = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--mixed") mixedOnly = true;
+        else if (a == "--tiny") tiny = true;
+        else {
+            std::printf("usage: fft_host_emu [--quick] [--mixed] [--tiny]\n");
+            return 2;
         }
     }
-    // 2D with a skip and activations (bias map over the leading axis: biasDiv = T_0), many lines per block
-    for (int S : {16, 128, 2048}) {
-        for (int a : {0, 1, 3}) {
-            const int kd = S / 4 + 1;
-            const auto sh = shape1(6, S, kd, 2, 3, 5, true);
-            core::SpectralConvAttrs attrs;
-            attrs.rank = 2;
-            attrs.modesLow[0] = 1;
-            attrs.modesLow[1] = kd;
-            attrs.activation = static_cast<core::Activation>(a);
-            const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
-            const DftPass& r2c = sp.fwd[0].pass;
-            const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
-            if (!r2c.fft || !c2r.fft || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
-                ++failures;
-                std::printf("FAIL: 2D plan at S=%d (fft %d %d, biasDiv %d, addY %d)\n", S, r2c.fft, c2r.fft, c2r.biasDiv, c2r.addY);
-                continue;
-            }
-            runR2C<float>(r2c, a == 0 ? 0 : 2, "2D", rng);
-            runC2R<float>(c2r, a == 0 ? 0 : 2, kd, true, "2D", rng);
-            runC2R<__half>(c2r, 0, kd, true, "2D", rng);
-        }
+    std::mt19937 rng(1234);
+    if (tiny) {
+        for (int S : {10, 48, 180}) run1D(S, true, rng, true);
+        run2D(12, rng, true);
+        std::printf("fft_host_emu --tiny: %d checks, %d failures, %lld blocks run; worst fp32 rel-L2 %.3e\n", checks, failures,
+                    cuda::gEmuBlocks, worstF32);
+        return failures ? 1 : 0;
+    }
+    if (!mixedOnly) {
+        // power of two (radix-2 kernel): up to kFftMaxLen, the planner's limit
+        for (int S : {8, 16, 32, 256, 1024, 4096})
+            if (!quick || S == 8 || S == 256 || S == 4096) run1D(S, quick, rng);
+        for (int S : {16, 128, 2048}) run2D(S, rng);
+    }
+    // S = 2 * 2^a 3^b 5^c (mixed-radix kernel). N2 = S / 2 and its stages (fftMixedRadices):
+    // 10: 5 | 12: 3 2 | 18: 3 3 (odd) | 30: 3 5 (odd) | 48: 3 4 2 | 96: 3 4 4 | 180: 3 3 5 2 | 250: 5 5 5 (odd) |
+    // 360: 3 3 5 4 | 384: 3 4 4 4 | 720: 3 3 5 4 2 | 1000: 5 5 5 4 | 1458: 3^6 (odd) | 1536: 3 4 4 4 4 2 |
+    // 2916: 3^6 2 (7 stages) | 3840: 3 5 4 4 4 2 | 4050: 3 3 3 3 5 5 (odd)
+    checkMixDiv(quick);
+    checkMixRoot();
+    const int mixedSizes[] = {10, 12, 18, 30, 48, 96, 180, 250, 360, 384, 720, 1000, 1458, 1536, 2916, 3840, 4050};
+    for (int S : mixedSizes) {
+        if (quick && S != 10 && S != 18 && S != 48 && S != 180 && S != 250 && S != 2916 && S != 4050) continue;
+        run1D(S, quick, rng);
+    }
+    for (int S : {12, 180, 1000}) {
+        if (quick && S == 1000) continue;
+        run2D(S, rng);
     }
     std::printf("fft_host_emu: %d checks, %d failures, %lld blocks run; worst fp32 rel-L2 %.3e\n", checks, failures,
                 cuda::gEmuBlocks, worstF32);
