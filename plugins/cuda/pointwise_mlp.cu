@@ -134,6 +134,7 @@ __device__ __forceinline__ void prefetchL2(const void* p) {
 }  // namespace turbofno
 #include "pointwise_mlp_tc.cuh"  // pointwiseMlpTcKernel, launchMlpTc: the 3xTF32 tensor-core variant
 #include "pointwise_mlp_tc_persistent.cuh"  // its persistent, weights-resident form
+#include "pointwise_mlp_tc64.cuh"  // pointwiseMlpTc64Kernel, launchMlpTc64: the small-grid TC kernel
 namespace turbofno {
 namespace cuda {
 
@@ -406,25 +407,34 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
     return best;
 }
 
-constexpr int64_t kMlpTcFromPoints = 32768;  // N * P from which the TC kernel runs
-// Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core kernel.
+constexpr int64_t kMlpTc64FromPoints = 1024, kMlpTc64UpToPoints = 16384;  // N * P range of the 64-point TC kernel
+constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
+enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2 };
+// Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core
+// kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh).
 std::atomic<int> gMlpTcOverride{-1};
-void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode == 0 || mode == 1 ? mode : -1); }
+void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 2 ? mode : -1); }
 void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
-// Tensor cores (3xTF32, pointwise_mlp_tc.cuh) from N * P = 32768 points on, except a projection
-// (Cout <= 8) that the persistent form does not take; else the FMA kernel. Measured at 1ab507e
-// (tests/gpu/logs/mlp_tc_1ab507e/mlp_bench.log, us, TC vs FMA): N = 32 x 4096 points: darcy channel MLP
-// 32/16/32 44.0 vs 48.2, lifting 3/64/32 56.1 vs 58.5, projection 32/64/1 52.0 vs 55.1, lifting
-// 3/128/64 123.5 vs 145.7, 64/256/64 382 vs 423, 64/32/64 90.1 vs 89.1, projection 64/128/1 150.4 vs
-// 141.0 (not persistent: FMA); at 4096 points the FMA kernel is mostly ahead (darcy MLP 8.3 vs 11.2,
-// lifting 10.4 vs 15.8).
-bool useMlpTc(const MlpArgs& a, int64_t batch, size_t elemBytes) {
+// Which kernel, by N * P:
+//  - >= 32768 points: the 128-point TC kernel (3xTF32, pointwise_mlp_tc.cuh, persistent where it fits),
+//    except a projection (Cout <= 8) that the persistent form does not take (FMA). Measured at 1ab507e
+//    (tests/gpu/logs/mlp_tc_1ab507e/mlp_bench.log, us, TC vs FMA) at N = 32 x 4096 points: darcy
+//    channel MLP 32/16/32 44.0 vs 48.2, lifting 3/64/32 56.1 vs 58.5, projection 32/64/1 52.0 vs
+//    55.1, lifting 3/128/64 123.5 vs 145.7, 64/256/64 382 vs 423, 64/32/64 90.1 vs 89.1, projection
+//    64/128/1 150.4 vs 141.0.
+//  - 1024..16384 points: the 64-point TC kernel (pointwise_mlp_tc64.cuh), whose smaller tiles give more
+//    blocks there (f75427d, 4096 points: darcy-size 64/32/64 12.6 vs 13.0 us FMA, 64/128/1 projection
+//    19.3 vs 28.1; the 128-point kernel 11.3 and 32.4 at 1ab507e).
+//  - else the FMA kernel (tiny grids: 1 x 256 points 9.3 vs 12.2 us; 16k..32k points: untimed gap).
+MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
-    if (forced >= 0) return forced != 0;
-    if (batch * a.P < kMlpTcFromPoints) return false;
-    return a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a));
+    if (forced >= 0) return static_cast<MlpKernel>(forced);
+    const int64_t points = batch * a.P;
+    if (points >= kMlpTcFromPoints) return (a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a))) ? MlpKernel::kTc : MlpKernel::kFma;
+    if (points >= kMlpTc64FromPoints && points <= kMlpTc64UpToPoints) return MlpKernel::kTc64;
+    return MlpKernel::kFma;
 }
 
 template <typename T>
@@ -433,7 +443,9 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
     if (err != cudaSuccess) return err;
-    if (useMlpTc(a, batch, sizeof(T))) return launchMlpTc<T>(a, batch, smCount, stream);
+    const MlpKernel kernel = chooseMlpKernel(a, batch, sizeof(T));
+    if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
+    if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);

@@ -37,7 +37,7 @@ namespace turbofno {
 namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
 void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
-void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA kernel, 1 tensor-core kernel
+void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 }  // namespace cuda
@@ -458,7 +458,7 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "forced: TC / FMA us | TC with output tile BM: us | FMA with OM (rows per thread): us");
+                "forced: TC / TC64 / FMA us | TC with output tile BM: us | FMA with OM (rows per thread): us");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -514,10 +514,12 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
                 // (rows per thread), to check the launcher's choice
                 cuda::setMlpTcOverride(1);
                 const double usTc = timeLaunches(p, st);
+                cuda::setMlpTcOverride(2);
+                const double usTc64 = timeLaunches(p, st);
                 cuda::setMlpTcOverride(0);
                 const double usFma = timeLaunches(p, st);
-                char tv[64];
-                std::snprintf(tv, sizeof tv, "TC:%.2f FMA:%.2f | TC BM", usTc, usFma);
+                char tv[80];
+                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f FMA:%.2f | TC BM", usTc, usTc64, usFma);
                 std::string variants = tv;
                 cuda::setMlpTcOverride(1);
                 for (int bm : {16, 32, 64}) {
@@ -658,7 +660,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);

@@ -1,0 +1,302 @@
+// The small-grid PointwiseMLP tensor-core kernel (3xTF32, mma_tf32.cuh): 64-point x 64-channel
+// blocks, for N * P of about 1k to 16k points, where its smaller tiles give more blocks than
+// pointwise_mlp_tc.cuh's 128-point tiles (measured at f75427d, tests/gpu/logs/mlp_tc_f75427d: 64/128/1
+// projection on 4096 points 19.3 us vs 28.1 with the FMA kernel; this session's 128-point TC kernel
+// takes 32.4 there). Included by pointwise_mlp.cu after MlpArgs, load4 / store4 / prefetchL2 (it uses
+// them); also run on the CPU by tests/gpu/mlp_host_emu.
+//
+//   h[n, j, s] = hact( sum_i W1[j, i] x[n, i, s] + b1[j] )                    j < Ch
+//   y[n, o, s] = act( sum_j W2[o, j] h[n, j, s] + b2[o] + g[o] r[n, o, s] )    o < Cout
+//
+// A block of 256 threads (8 warps: 2 along the rows x 4 along the points, a warp 32 x 16 = 2 x 2 mma
+// tiles of 16 x 8) owns kTP = 64 consecutive points of one batch item and kM = 64 output channels
+// (Cout > 64: more blocks, each recomputing h). The hidden layer goes in chunks of kM = 64 channels:
+//   1. GEMM1 Hc[64, 64] = W1[h0.., :] X[:, p0..], K = Cin in steps of kK = 16: the W1 and x step tiles
+//      are converted to float into shared memory while the next step's global loads are in flight
+//      in registers (as skip_gemm_tc.cuh); zero past Cin / Ch / P.
+//   2. h = hact(Hc + b1) into shared memory Hs (fp32, rows past Ch exactly 0), with the W2 block
+//      W2s[o][j] = W2[o0 + o, h0 + j] (zero past Cout / Ch).
+//   3. GEMM2 acc[64, 64] += W2s Hs, K = the chunk's hidden channels rounded up to 8.
+// Each k8 product goes into fresh registers (three mma: lo hi, hi lo, hi hi) and is then added to
+// the fp32 accumulators with an ordinary add (fixed order: deterministic, no atomics). Warp tiles
+// entirely past Ch (GEMM1) or Cout (GEMM2) skip their mma (warp-uniform branches); a K half past Cin
+// is skipped too (lifting, Cin = 3).
+// Epilogue: the C fragments go through shared memory (the Hs area) and leave along the points:
+// + b2 + g r (each thread reads its own r elements before writing the same y elements: y may alias
+// r), act, 16-byte (fp32) / 8-byte (fp16, bf16) vectors where P % 4 == 0 and the bases are aligned,
+// else element-wise with bounds checks.
+// Padded strides (floats, rows 16-byte aligned), all conflict-free: W1 step [64][20] and W2 [64][68]
+// A fragment reads (row g, column t): banks 20 g + t / 4 g + t; x step, Hs and C tiles [.][72]:
+// B fragment reads (row t, column g): 8 t + g; C fragment float2 stores (row g, columns 2 t, +1):
+// 8 g + 2 t within each half warp. 11392 floats = 44.5 KB static shared memory.
+#pragma once
+
+#include "common.cuh"
+#include "mma_tf32.cuh"
+#include "pdl.cuh"
+
+namespace turbofno {
+namespace cuda {
+namespace mlptc64 {
+
+constexpr int kTcThreads = 256;
+constexpr int kTP = 64;  // points per block
+constexpr int kM = 64;   // hidden channels per chunk = output channels per block
+constexpr int kK = 16;   // input channels per GEMM1 step
+constexpr int kWStride = kK + 4;    // W1 step tile [kM][kWStride]
+constexpr int kPStride = kTP + 8;   // x step tile [kK][.], Hs / C tile [kM][.]
+constexpr int kW2Stride = kM + 4;   // W2 chunk [kM][kW2Stride]
+constexpr int kXsOff = kM * kWStride;
+constexpr int kHsOff = kXsOff + kK * kPStride;
+constexpr int kW2Off = kHsOff + kM * kPStride;
+constexpr int kSmemFloats = kW2Off + kM * kW2Stride;
+constexpr int kQuadsPerRow = kTP / 4;                   // 16
+constexpr int kRowsPerPass = kTcThreads / kQuadsPerRow;   // 16: x step = one quad per thread
+constexpr int kW1Elems = kM * kK / kTcThreads;            // 4
+constexpr int kW2Elems = kM * kM / kTcThreads;            // 16
+constexpr int kCQuads = kM / kRowsPerPass;              // 4
+static_assert(kRowsPerPass == kK, "the x step tile is one quad per thread");
+
+}  // namespace mlptc64
+
+// grid (N * tilesP * coutTiles) with tilesP = ceil(P / 64), coutTiles = ceil(Cout / 64) (Cout tile
+// fastest), 256 threads. VEC: P % 4 == 0 and x, r, y aligned to 4 elements (a.vec).
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel(const MlpArgs a) {
+    using namespace mlptc64;
+#ifndef TFNO_MLP_HOST_EMU
+    __shared__ __align__(16) float smem[kSmemFloats];
+#endif  // tests/gpu/mlp_host_emu: the emulator's block-wide smem buffer (pdl.cuh there)
+    float* W1s = smem;            // [kM][kWStride]  this step's W1[h0.., c0..]
+    float* Xs = smem + kXsOff;    // [kK][kPStride]  this step's x[n, c0.., p0..]
+    float* Hs = smem + kHsOff;    // [kM][kPStride]  h chunk; the C tile in the epilogue
+    float* W2s = smem + kW2Off;   // [kM][kW2Stride] W2[o0.., h0..]
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int wo = (warp >> 2) * 32, wp = (warp & 3) * 16;  // the warp's 32 x 16 tile
+    int b = blockIdx.x;
+    const int ct = b % a.coutTiles;
+    b /= a.coutTiles;
+    const int tile = b % a.tilesP, n = b / a.tilesP;
+    const int o0 = ct * kM, p0 = tile * kTP;
+    const int cin = a.cin, ch = a.ch, cout = a.cout, P = a.P;
+
+    const T* __restrict__ xn = static_cast<const T*>(a.x) + static_cast<size_t>(n) * cin * P;
+    const T* __restrict__ w1 = static_cast<const T*>(a.w1);
+    const T* __restrict__ w2 = static_cast<const T*>(a.w2);
+    const T* __restrict__ b1 = static_cast<const T*>(a.b1);
+    // x step / C tile element of this thread: VEC row qRow (+ 16 q), points qCol .. +3; else row
+    // qRow + 4 j (+ 16 q), point qCol, so that a warp's scalar accesses cover 32 consecutive points
+    const int qRow = VEC ? tid / kQuadsPerRow : tid / kTP, qCol = VEC ? 4 * (tid % kQuadsPerRow) : tid % kTP;
+    constexpr int jRow = VEC ? 0 : kTcThreads / kTP;  // 4
+    const int qp = p0 + qCol;
+    const int wr0 = tid / kK, wc0 = tid % kK;  // W1 step element (wr0 + 16 r, wc0)
+
+    float xr[4], wr[kW1Elems];  // the next step's elements, converted on load
+    auto load = [&](int h0, int c0) {
+        const T* src = xn + static_cast<size_t>(c0 + qRow) * P + qp;
+        if constexpr (VEC) {
+            const float4 v = (c0 + qRow < cin && qp < P) ? load4(src, 4, true) : make_float4(0.f, 0.f, 0.f, 0.f);
+            xr[0] = v.x;
+            xr[1] = v.y;
+            xr[2] = v.z;
+            xr[3] = v.w;
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                xr[j] = (c0 + qRow + jRow * j < cin && qp < P) ? toFloat(src[static_cast<size_t>(jRow * j) * P]) : 0.f;
+        }
+#pragma unroll
+        for (int r = 0; r < kW1Elems; ++r) {  // consecutive threads along c (W1 rows are contiguous in c)
+            const int j = h0 + wr0 + (kTcThreads / kK) * r, c = c0 + wc0;
+            wr[r] = (j < ch && c < cin) ? toFloat(w1[static_cast<size_t>(j) * cin + c]) : 0.f;
+        }
+    };
+    auto store = [&]() {
+        if constexpr (VEC) {
+            *reinterpret_cast<float4*>(&Xs[qRow * kPStride + qCol]) = make_float4(xr[0], xr[1], xr[2], xr[3]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) Xs[(qRow + jRow * j) * kPStride + qCol] = xr[j];
+        }
+#pragma unroll
+        for (int r = 0; r < kW1Elems; ++r) W1s[(wr0 + (kTcThreads / kK) * r) * kWStride + wc0] = wr[r];
+    };
+
+    float acc[2][2][4];  // GEMM2 accumulators [m tile][n tile][C fragment]
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+
+    gridDependencyWait();  // x, weights and r may come from the previous kernel (pdl.cuh)
+    if (a.r && tid < kM && o0 + tid < cout && p0 < P) {  // the epilogue's r rows into L2 (a hint)
+        const T* rr = static_cast<const T*>(a.r) + (static_cast<size_t>(n) * cout + o0 + tid) * P + p0;
+        prefetchL2(rr);
+        if (p0 + 128 / static_cast<int>(sizeof(T)) < P) prefetchL2(rr + 128 / sizeof(T));
+    }
+    for (int h0 = 0; h0 < ch; h0 += kM) {
+        // ---- GEMM1: H chunk = W1[h0.., :] x
+        float hacc[2][2][4];
+#pragma unroll
+        for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < 2; ++ni)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) hacc[mi][ni][r] = 0.f;
+        const bool rows1 = h0 + wo < ch;  // this warp has hidden rows in range (warp-uniform)
+        load(h0, 0);
+        for (int c0 = 0; c0 < cin; c0 += kK) {
+            __syncthreads();  // the previous step's (or chunk's) tiles are consumed
+            store();
+            __syncthreads();
+            if (c0 + kK < cin) load(h0, c0 + kK);
+            if (!rows1) continue;
+#pragma unroll 1
+            for (int kk = 0; kk < kK; kk += 8) {
+                if (c0 + kk >= cin) break;  // an all-zero K half
+                Tf32Pair af[2][4];
+#pragma unroll
+                for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+                    for (int r = 0; r < 4; ++r)
+                        af[mi][r] = splitTf32(W1s[(wo + 16 * mi + g + 8 * (r & 1)) * kWStride + kk + t + 4 * (r >> 1)]);
+#pragma unroll
+                for (int ni = 0; ni < 2; ++ni) {
+                    Tf32Pair bf[2];
+#pragma unroll
+                    for (int r = 0; r < 2; ++r) bf[r] = splitTf32(Xs[(kk + t + 4 * r) * kPStride + wp + 8 * ni + g]);
+#pragma unroll
+                    for (int mi = 0; mi < 2; ++mi) {
+                        if (h0 + wo + 16 * mi >= ch) continue;  // warp-uniform
+                        float d[4] = {0.f, 0.f, 0.f, 0.f};
+                        mma3xTf32(d, af[mi], bf);
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) hacc[mi][ni][r] += d[r];
+                    }
+                }
+            }
+        }
+        // ---- h = hact(H + b1) -> Hs (rows past Ch: 0); W2 block -> W2s. The barrier at the top of the
+        // k loop separated the previous chunk's GEMM2 reads of Hs / W2s.
+#pragma unroll
+        for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh) {
+                const int row = wo + 16 * mi + g + 8 * hh, j = h0 + row;
+                const bool in = j < ch;
+                const float bias = (b1 && in) ? toFloat(b1[j]) : 0.f;
+#pragma unroll
+                for (int ni = 0; ni < 2; ++ni) {
+                    const float v0 = in ? applyActivation(hacc[mi][ni][2 * hh] + bias, a.hact) : 0.f;
+                    const float v1 = in ? applyActivation(hacc[mi][ni][2 * hh + 1] + bias, a.hact) : 0.f;
+                    *reinterpret_cast<float2*>(&Hs[row * kPStride + wp + 8 * ni + 2 * t]) = make_float2(v0, v1);
+                }
+            }
+        const int hc = min(kM, ch - h0), hc8 = (hc + 7) & ~7;
+#pragma unroll 4
+        for (int r = 0; r < kW2Elems; ++r) {  // consecutive threads along j (contiguous in W2)
+            const int e = tid + kTcThreads * r, o = e / kM, j = e % kM;
+            W2s[o * kW2Stride + j] = (o0 + o < cout && j < hc) ? toFloat(w2[static_cast<size_t>(o0 + o) * ch + h0 + j]) : 0.f;
+        }
+        __syncthreads();
+        // ---- GEMM2: acc += W2s Hs
+        if (o0 + wo < cout) {
+#pragma unroll 1
+            for (int k = 0; k < hc8; k += 8) {
+                Tf32Pair af[2][4];
+#pragma unroll
+                for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+                    for (int r = 0; r < 4; ++r)
+                        af[mi][r] = splitTf32(W2s[(wo + 16 * mi + g + 8 * (r & 1)) * kW2Stride + k + t + 4 * (r >> 1)]);
+#pragma unroll
+                for (int ni = 0; ni < 2; ++ni) {
+                    Tf32Pair bf[2];
+#pragma unroll
+                    for (int r = 0; r < 2; ++r) bf[r] = splitTf32(Hs[(k + t + 4 * r) * kPStride + wp + 8 * ni + g]);
+#pragma unroll
+                    for (int mi = 0; mi < 2; ++mi) {
+                        if (o0 + wo + 16 * mi >= cout) continue;  // warp-uniform
+                        float d[4] = {0.f, 0.f, 0.f, 0.f};
+                        mma3xTf32(d, af[mi], bf);
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) acc[mi][ni][r] += d[r];
+                    }
+                }
+            }
+        }
+    }
+    allowDependentLaunch();
+
+    // ---- epilogue: C fragments -> Hs area -> rows of y along the points
+    __syncthreads();  // the last GEMM2 reads of Hs are done
+    float* Cs = Hs;   // [kM][kPStride]
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh)
+                *reinterpret_cast<float2*>(&Cs[(wo + 16 * mi + g + 8 * hh) * kPStride + wp + 8 * ni + 2 * t]) =
+                    make_float2(acc[mi][ni][2 * hh], acc[mi][ni][2 * hh + 1]);
+    __syncthreads();
+    const T* b2 = static_cast<const T*>(a.b2);
+    const T* gt = static_cast<const T*>(a.g);
+    const T* rp = static_cast<const T*>(a.r);
+    T* y = static_cast<T*>(a.y);
+    const size_t base = static_cast<size_t>(n) * cout * P + qp;  // (n, o = 0, qp)
+#pragma unroll
+    for (int q = 0; q < kCQuads; ++q) {
+        if constexpr (VEC) {
+            const int row = qRow + kRowsPerPass * q, o = o0 + row;
+            if (o >= cout || qp >= P) continue;
+            const float bias = b2 ? toFloat(b2[o]) : 0.f;
+            float4 v = *reinterpret_cast<const float4*>(&Cs[row * kPStride + qCol]);
+            v.x += bias;
+            v.y += bias;
+            v.z += bias;
+            v.w += bias;
+            const size_t off = base + static_cast<size_t>(o) * P;
+            if (rp) {
+                const float gate = gt ? toFloat(gt[o]) : 1.f;
+                const float4 rv = load4(rp + off, 4, true);
+                v.x = fmaf(gate, rv.x, v.x);
+                v.y = fmaf(gate, rv.y, v.y);
+                v.z = fmaf(gate, rv.z, v.z);
+                v.w = fmaf(gate, rv.w, v.w);
+            }
+            v = make_float4(applyActivation(v.x, a.act), applyActivation(v.y, a.act), applyActivation(v.z, a.act),
+                            applyActivation(v.w, a.act));
+            store4(y + off, v, 4, true);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int row = qRow + jRow * j + kRowsPerPass * q, o = o0 + row;
+                if (o >= cout || qp >= P) continue;
+                float v = Cs[row * kPStride + qCol] + (b2 ? toFloat(b2[o]) : 0.f);
+                const size_t off = base + static_cast<size_t>(o) * P;
+                if (rp) v = fmaf(gt ? toFloat(gt[o]) : 1.f, toFloat(rp[off]), v);
+                y[off] = fromFloat<T>(applyActivation(v, a.act));
+            }
+        }
+    }
+}
+
+template <typename T>
+cudaError_t launchMlpTc64(MlpArgs a, int64_t batch, cudaStream_t stream) {
+    using namespace mlptc64;
+    const int64_t tilesP = (a.P + kTP - 1) / kTP, coutTiles = (a.cout + kM - 1) / kM;
+    const int64_t blocks = batch * tilesP * coutTiles;
+    if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    a.tilesP = static_cast<int>(tilesP);
+    a.coutTiles = static_cast<int>(coutTiles);
+    auto kernel = a.vec ? pointwiseMlpTc64Kernel<T, true> : pointwiseMlpTc64Kernel<T, false>;
+    return launchKernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kTcThreads), 0, stream, a);
+}
+
+}  // namespace cuda
+}  // namespace turbofno
