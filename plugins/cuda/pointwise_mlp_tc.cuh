@@ -181,6 +181,85 @@ __device__ __forceinline__ void store2(T* p, float2 v, int count, bool vec) {
     if (count > 1) p[1] = fromFloat<T>(v.y);
 }
 
+template <int MT, int NT>
+__device__ __forceinline__ void zeroAcc(float (&acc)[MT][NT][4]) {
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NT; ++ni)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+}
+
+// h = hact(Hc + b1) of one hidden chunk (hc valid rows; b1 from the chunk's first row, nullable) from
+// a warp's GEMM1 fragments into Hs (stride kPS; rows past hc exactly 0).
+template <typename T, int MT, int NT>
+__device__ __forceinline__ void storeHiddenChunk(const float (&hacc)[MT][NT][4], float* Hs, const T* b1, int hc, int hact, int r1,
+                                                 int c1, int g, int t) {
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            const int row = r1 + 16 * mi + g + 8 * hh;
+            const bool in = row < hc;
+            const float bias = (b1 && in) ? toFloat(b1[row]) : 0.f;
+#pragma unroll
+            for (int ni = 0; ni < NT; ++ni) {
+                const float v0 = in ? applyActivation(hacc[mi][ni][2 * hh] + bias, hact) : 0.f;
+                const float v1 = in ? applyActivation(hacc[mi][ni][2 * hh + 1] + bias, hact) : 0.f;
+                *reinterpret_cast<float2*>(&Hs[row * kPS + c1 + 8 * ni + 2 * t]) = make_float2(v0, v1);
+            }
+        }
+}
+
+// The epilogue from a warp's GEMM2 fragments: rows o0 + r2 + 16 mi + g (+ 8), points p0 + c2 + 8 ni
+// + 2 t (+ 1) of batch item n. First + b2 + g r into the accumulators with every r load issued (y may
+// alias r: a store in between would order each load after it), then act and the stores.
+template <typename T, int MT, int NT>
+__device__ __forceinline__ void storeOutputTile(float (&acc)[MT][NT][4], const MlpArgs& a, int n, int o0, int p0, int r2, int c2, int g,
+                                                int t) {
+    const T* b2 = static_cast<const T*>(a.b2);
+    const T* gt = static_cast<const T*>(a.g);
+    const T* rp = static_cast<const T*>(a.r);
+    T* y = static_cast<T*>(a.y);
+    const int cout = a.cout, P = a.P;
+    const bool vec2 = a.vec2 != 0;
+    const int pBase = p0 + c2 + 2 * t;
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            const int o = o0 + r2 + 16 * mi + g + 8 * hh;
+            if (o >= cout) continue;
+            const float bias = b2 ? toFloat(b2[o]) : 0.f;
+            const float gate = gt ? toFloat(gt[o]) : 1.f;
+            const T* rrow = rp ? rp + (static_cast<size_t>(n) * cout + o) * P : nullptr;
+#pragma unroll
+            for (int ni = 0; ni < NT; ++ni) {
+                const int p = pBase + 8 * ni;
+                float2 rv = make_float2(0.f, 0.f);
+                if (rrow && p < P) rv = load2(rrow + p, P - p, vec2);
+                acc[mi][ni][2 * hh] = fmaf(gate, rv.x, acc[mi][ni][2 * hh] + bias);
+                acc[mi][ni][2 * hh + 1] = fmaf(gate, rv.y, acc[mi][ni][2 * hh + 1] + bias);
+            }
+        }
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            const int o = o0 + r2 + 16 * mi + g + 8 * hh;
+            if (o >= cout) continue;
+            T* yrow = y + (static_cast<size_t>(n) * cout + o) * P;
+#pragma unroll
+            for (int ni = 0; ni < NT; ++ni) {
+                const int p = pBase + 8 * ni;
+                if (p >= P) continue;
+                store2(yrow + p, make_float2(applyActivation(acc[mi][ni][2 * hh], a.act), applyActivation(acc[mi][ni][2 * hh + 1], a.act)),
+                       P - p, vec2);
+            }
+        }
+}
+
 }  // namespace mlptc
 
 // grid (N * tilesP * coutTiles), tilesP = ceil(P / 128), coutTiles = ceil(Cout / BM) (Cout tile
@@ -222,12 +301,7 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
     const bool vec = a.vec != 0, resident = cin <= kx;
 
     float acc[G2::MT][G2::NT][4];
-#pragma unroll
-    for (int mi = 0; mi < G2::MT; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < G2::NT; ++ni)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+    zeroAcc(acc);
 
     gridDependencyWait();  // x, weights and r may come from the previous kernel (pdl.cuh)
     if (a.r) {  // the epilogue's r tile into L2 (a hint): one 128-byte line per thread
@@ -239,12 +313,7 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
         const int hc = min(HC, ch - h0);
         const int mt1 = max(0, min(G1::MT, (hc - r1 + 15) / 16));
         float hacc[G1::MT][G1::NT][4];
-#pragma unroll
-        for (int mi = 0; mi < G1::MT; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < G1::NT; ++ni)
-#pragma unroll
-                for (int r = 0; r < 4; ++r) hacc[mi][ni][r] = 0.f;
+        zeroAcc(hacc);
         for (int k0 = 0; k0 < cin; k0 += kx) {
             const int kc = min(kx, cin - k0), kc8 = (kc + 7) & ~7;
             __syncthreads();  // the previous readers of Xs / W1s (and of Hs / W2s) are done
@@ -287,68 +356,14 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcKernel(con
         }
         // h = hact(Hc + b1) -> Hs (rows past Ch: 0). The barrier at the top of the k loop separated the
         // previous chunk's GEMM2 reads of Hs.
-#pragma unroll
-        for (int mi = 0; mi < G1::MT; ++mi)
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                const int row = r1 + 16 * mi + g + 8 * hh;
-                const bool in = row < hc;
-                const float bias = (b1 && in) ? toFloat(b1[h0 + row]) : 0.f;
-#pragma unroll
-                for (int ni = 0; ni < G1::NT; ++ni) {
-                    const float v0 = in ? applyActivation(hacc[mi][ni][2 * hh] + bias, a.hact) : 0.f;
-                    const float v1 = in ? applyActivation(hacc[mi][ni][2 * hh + 1] + bias, a.hact) : 0.f;
-                    *reinterpret_cast<float2*>(&Hs[row * kPS + c1 + 8 * ni + 2 * t]) = make_float2(v0, v1);
-                }
-            }
+        storeHiddenChunk(hacc, Hs, b1 ? b1 + h0 : b1, hc, a.hact, r1, c1, g, t);
         __syncthreads();
         if (mt2 > 0)
             warpGemm3xTf32<G2::MT, G2::NT>(acc, W2h + r2 * w2Stride, W2l + r2 * w2Stride, w2Stride, Hs + c2, kPS, (hc + 7) & ~7, mt2, g, t);
     }
     allowDependentLaunch();
 
-    // epilogue from the C fragments: rows r2 + 16 mi + g (+ 8), points c2 + 8 ni + 2 t (+ 1). First
-    // + b2 + g r into the accumulators with every r load issued (y may alias r: a store in between
-    // would serialize each load behind the previous store), then act and the stores.
-    const T* b2 = static_cast<const T*>(a.b2);
-    const T* gt = static_cast<const T*>(a.g);
-    const T* rp = static_cast<const T*>(a.r);
-    T* y = static_cast<T*>(a.y);
-    const bool vec2 = a.vec2 != 0;
-    const int pBase = p0 + c2 + 2 * t;
-#pragma unroll
-    for (int mi = 0; mi < G2::MT; ++mi)
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-            const int o = o0 + r2 + 16 * mi + g + 8 * hh;
-            if (o >= cout) continue;
-            const float bias = b2 ? toFloat(b2[o]) : 0.f;
-            const float gate = gt ? toFloat(gt[o]) : 1.f;
-            const T* rrow = rp ? rp + (static_cast<size_t>(n) * cout + o) * P : nullptr;
-#pragma unroll
-            for (int ni = 0; ni < G2::NT; ++ni) {
-                const int p = pBase + 8 * ni;
-                float2 rv = make_float2(0.f, 0.f);
-                if (rrow && p < P) rv = load2(rrow + p, P - p, vec2);
-                acc[mi][ni][2 * hh] = fmaf(gate, rv.x, acc[mi][ni][2 * hh] + bias);
-                acc[mi][ni][2 * hh + 1] = fmaf(gate, rv.y, acc[mi][ni][2 * hh + 1] + bias);
-            }
-        }
-#pragma unroll
-    for (int mi = 0; mi < G2::MT; ++mi)
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-            const int o = o0 + r2 + 16 * mi + g + 8 * hh;
-            if (o >= cout) continue;
-            T* yrow = y + (static_cast<size_t>(n) * cout + o) * P;
-#pragma unroll
-            for (int ni = 0; ni < G2::NT; ++ni) {
-                const int p = pBase + 8 * ni;
-                if (p >= P) continue;
-                const float2 v = make_float2(applyActivation(acc[mi][ni][2 * hh], a.act), applyActivation(acc[mi][ni][2 * hh + 1], a.act));
-                store2(yrow + p, v, P - p, vec2);
-            }
-        }
+    storeOutputTile<T>(acc, a, n, o0, p0, r2, c2, g, t);
 }
 
 template <typename T, int BM>

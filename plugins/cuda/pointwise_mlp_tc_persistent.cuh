@@ -62,11 +62,7 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcPersistent
     const int mt2 = max(0, min(G2::MT, (cout - r2 + 15) / 16));
     const T* __restrict__ x = static_cast<const T*>(a.x);
     const T* __restrict__ b1 = static_cast<const T*>(a.b1);
-    const T* b2 = static_cast<const T*>(a.b2);
-    const T* gt = static_cast<const T*>(a.g);
     const T* rp = static_cast<const T*>(a.r);
-    T* y = static_cast<T*>(a.y);
-    const bool vec2 = a.vec2 != 0;
 
     // x tile of item `it` into buffer `buf` (rows past Cin and points past P zero-filled), and its r
     // rows into L2; one commit group
@@ -105,88 +101,28 @@ __global__ void __launch_bounds__(mlptc::kTcThreads, 2) pointwiseMlpTcPersistent
         const int n = item / a.tilesP, p0 = (item % a.tilesP) * kTP;
 
         float acc[G2::MT][G2::NT][4];
-#pragma unroll
-        for (int mi = 0; mi < G2::MT; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < G2::NT; ++ni)
-#pragma unroll
-                for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+        zeroAcc(acc);
         for (int h0 = 0; h0 < ch; h0 += HC) {
             const int hc = min(HC, ch - h0);
             const int mt1 = max(0, min(G1::MT, (hc - r1 + 15) / 16));
             float hacc[G1::MT][G1::NT][4];
-#pragma unroll
-            for (int mi = 0; mi < G1::MT; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < G1::NT; ++ni)
-#pragma unroll
-                    for (int r = 0; r < 4; ++r) hacc[mi][ni][r] = 0.f;
+            zeroAcc(hacc);
             if (mt1 > 0)
                 warpGemm3xTf32<G1::MT, G1::NT>(hacc, W1h + (h0 + r1) * w1Stride, W1l + (h0 + r1) * w1Stride, w1Stride, Xs + c1, kPS,
                                                kx, mt1, g, t);
             if (h0 > 0) __syncthreads();  // the previous chunk's GEMM2 reads of Hs are done
-#pragma unroll
-            for (int mi = 0; mi < G1::MT; ++mi)
-#pragma unroll
-                for (int hh = 0; hh < 2; ++hh) {
-                    const int row = r1 + 16 * mi + g + 8 * hh;
-                    const bool in = row < hc;
-                    const float bias = (b1 && in) ? b1[h0 + row] : 0.f;
-#pragma unroll
-                    for (int ni = 0; ni < G1::NT; ++ni) {
-                        const float v0 = in ? applyActivation(hacc[mi][ni][2 * hh] + bias, a.hact) : 0.f;
-                        const float v1 = in ? applyActivation(hacc[mi][ni][2 * hh + 1] + bias, a.hact) : 0.f;
-                        *reinterpret_cast<float2*>(&Hs[row * kPS + c1 + 8 * ni + 2 * t]) = make_float2(v0, v1);
-                    }
-                }
+            storeHiddenChunk(hacc, Hs, b1 ? b1 + h0 : b1, hc, a.hact, r1, c1, g, t);
             __syncthreads();
             if (mt2 > 0)
                 warpGemm3xTf32<G2::MT, G2::NT>(acc, W2h + r2 * w2Stride + h0, W2l + r2 * w2Stride + h0, w2Stride, Hs + c2, kPS,
                                                (hc + 7) & ~7, mt2, g, t);
         }
-        // epilogue as the non-persistent kernel's: every r load, then act and the stores
-        const int pBase = p0 + c2 + 2 * t;
-#pragma unroll
-        for (int mi = 0; mi < G2::MT; ++mi)
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                const int o = r2 + 16 * mi + g + 8 * hh;
-                if (o >= cout) continue;
-                const float bias = b2 ? b2[o] : 0.f;
-                const float gate = gt ? gt[o] : 1.f;
-                const T* rrow = rp ? rp + (static_cast<size_t>(n) * cout + o) * P : nullptr;
-#pragma unroll
-                for (int ni = 0; ni < G2::NT; ++ni) {
-                    const int p = pBase + 8 * ni;
-                    float2 rv = make_float2(0.f, 0.f);
-                    if (rrow && p < P) rv = load2(rrow + p, P - p, vec2);
-                    acc[mi][ni][2 * hh] = fmaf(gate, rv.x, acc[mi][ni][2 * hh] + bias);
-                    acc[mi][ni][2 * hh + 1] = fmaf(gate, rv.y, acc[mi][ni][2 * hh + 1] + bias);
-                }
-            }
-#pragma unroll
-        for (int mi = 0; mi < G2::MT; ++mi)
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                const int o = r2 + 16 * mi + g + 8 * hh;
-                if (o >= cout) continue;
-                T* yrow = y + (static_cast<size_t>(n) * cout + o) * P;
-#pragma unroll
-                for (int ni = 0; ni < G2::NT; ++ni) {
-                    const int p = pBase + 8 * ni;
-                    if (p >= P) continue;
-                    store2(yrow + p, make_float2(applyActivation(acc[mi][ni][2 * hh], a.act), applyActivation(acc[mi][ni][2 * hh + 1], a.act)),
-                           P - p, vec2);
-                }
-            }
+        storeOutputTile<T>(acc, a, n, 0, p0, r2, c2, g, t);
         __syncthreads();  // every warp is done with this item's Xs and Hs before they are refilled
     }
     allowDependentLaunch();
 }
 
-// Launches the persistent variant and returns true where it applies (fp32, aligned with P % 4 == 0,
-// Cin <= 64, Cout <= 64, shared memory within kPersistSmemMax); else returns false (the caller runs the
-// non-persistent kernel).
 inline std::atomic<int> gMlpTcPersistOverride{-1};  // test hook: -1 automatic, 0 off
 
 // Whether the persistent form takes these (fp32) arguments: aligned with P % 4 == 0, Cin <= 64,
@@ -198,6 +134,8 @@ inline bool mlpTcPersistentFits(const MlpArgs& a) {
     return persistSmemFloats((a.cin + 7) / 8 * 8, (a.ch + 7) / 8 * 8, bm) * sizeof(float) <= kPersistSmemMax;
 }
 
+// Launches the persistent variant and returns true where it applies (mlpTcPersistentFits, the hook not
+// off); else returns false (the caller runs the non-persistent kernel).
 inline bool launchMlpTcPersistent(MlpArgs a, int64_t batch, int smCount, cudaStream_t stream, cudaError_t* err) {
     using namespace mlptc;
     if (gMlpTcPersistOverride.load() == 0 || !mlpTcPersistentFits(a)) return false;
