@@ -181,6 +181,9 @@ __device__ __forceinline__ void store2(T* p, float2 v, int count, bool vec) {
     if (count > 1) p[1] = fromFloat<T>(v.y);
 }
 
+// The output tile (channels per block) that Cout needs: 16, 32 or 64 (larger Cout: tiles of 64).
+__host__ __device__ constexpr int tileForCout(int cout) { return cout <= 16 ? 16 : cout <= 32 ? 32 : 64; }
+
 template <int MT, int NT>
 __device__ __forceinline__ void zeroAcc(float (&acc)[MT][NT][4]) {
 #pragma unroll
@@ -383,7 +386,7 @@ inline std::atomic<int> gMlpTcTileOverride{0};
 inline int chooseMlpTcTile(int64_t batch, int cout, int P, int smCount) {
     const int forced = gMlpTcTileOverride.load();
     if (forced == 16 || forced == 32 || forced == 64) return forced;
-    int bm = cout <= 16 ? 16 : cout <= 32 ? 32 : 64;
+    int bm = mlptc::tileForCout(cout);
     const int64_t tilesP = (P + mlptc::kTP - 1) / mlptc::kTP;
     while (bm > 16 && batch * tilesP * ((cout + bm - 1) / bm) < smCount) bm /= 2;
     return bm;

@@ -130,7 +130,7 @@ inline std::atomic<int> gMlpTcPersistOverride{-1};  // test hook: -1 automatic, 
 inline bool mlpTcPersistentFits(const MlpArgs& a) {
     using namespace mlptc;
     if (!a.vec || a.cin > kKX || a.cout > 64) return false;
-    const int bm = a.cout <= 16 ? 16 : a.cout <= 32 ? 32 : 64;
+    const int bm = tileForCout(a.cout);
     return persistSmemFloats((a.cin + 7) / 8 * 8, (a.ch + 7) / 8 * 8, bm) * sizeof(float) <= kPersistSmemMax;
 }
 
@@ -139,7 +139,7 @@ inline bool mlpTcPersistentFits(const MlpArgs& a) {
 inline bool launchMlpTcPersistent(MlpArgs a, int64_t batch, int smCount, cudaStream_t stream, cudaError_t* err) {
     using namespace mlptc;
     if (gMlpTcPersistOverride.load() == 0 || !mlpTcPersistentFits(a)) return false;
-    const int bm = a.cout <= 16 ? 16 : a.cout <= 32 ? 32 : 64;
+    const int bm = tileForCout(a.cout);
     const int kx = (a.cin + 7) / 8 * 8, chPad = (a.ch + 7) / 8 * 8;
     const size_t smem = persistSmemFloats(kx, chPad, bm) * sizeof(float);
     const int64_t tilesP = (a.P + kTP - 1) / kTP, items = batch * tilesP;

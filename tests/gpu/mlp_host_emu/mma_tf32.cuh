@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 namespace turbofno {
 namespace cuda {
@@ -19,26 +18,16 @@ struct Tf32Pair {
     uint32_t hi, lo;
 };
 
-inline uint32_t hostBits(float x) {
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    return u;
-}
-inline float hostFloat(uint32_t u) {
-    float x;
-    std::memcpy(&x, &u, 4);
-    return x;
-}
-
+// bit casts: __float_as_uint / __uint_as_float of shim.h (force-included before this header)
 inline Tf32Pair splitTf32(float x) {
-    uint32_t u = hostBits(x);
+    uint32_t u = __float_as_uint(x);
     if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;  // rna to 10 mantissa bits
-    return Tf32Pair{u, hostBits(x - hostFloat(u))};
+    return Tf32Pair{u, __float_as_uint(x - __uint_as_float(u))};
 }
 
 inline Tf32Pair splitTf32Trunc(float x) {
-    const uint32_t hi = hostBits(x) & 0xffffe000u;
-    return Tf32Pair{hi, hostBits(x - hostFloat(hi))};
+    const uint32_t hi = __float_as_uint(x) & 0xffffe000u;
+    return Tf32Pair{hi, __float_as_uint(x - __uint_as_float(hi))};
 }
 
 inline Tf32Pair negate(Tf32Pair p) { return Tf32Pair{p.hi ^ 0x80000000u, p.lo ^ 0x80000000u}; }
@@ -52,8 +41,8 @@ inline void mmaTf32(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32
     const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
     WarpMmaExchange& ex = gWarpMma[w];
     const uint32_t a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1};
-    for (int r = 0; r < 4; ++r) ex.a[lane][r] = hostFloat(a[r] & 0xffffe000u);
-    for (int r = 0; r < 2; ++r) ex.b[lane][r] = hostFloat(b[r] & 0xffffe000u);
+    for (int r = 0; r < 4; ++r) ex.a[lane][r] = __uint_as_float(a[r] & 0xffffe000u);
+    for (int r = 0; r < 2; ++r) ex.b[lane][r] = __uint_as_float(b[r] & 0xffffe000u);
     gWarpBarrier[w]->arriveAndWait();
     float A[16][8], B[8][8];
     for (int l = 0; l < 32; ++l) {
