@@ -101,6 +101,15 @@ template <> __device__ __forceinline__ float2 loadComplex<__half>(const __half* 
 template <> __device__ __forceinline__ float2 loadComplex<__nv_bfloat16>(const __nv_bfloat16* p) {
     return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
 }
+// Stores v.x, v.y to the adjacent p[0], p[1] (aligned to 2 elements), rounded to nearest.
+template <typename T> __device__ __forceinline__ void storeComplex(T* p, float2 v);
+template <> __device__ __forceinline__ void storeComplex<float>(float* p, float2 v) { *reinterpret_cast<float2*>(p) = v; }
+template <> __device__ __forceinline__ void storeComplex<__half>(__half* p, float2 v) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v.x, v.y);
+}
+template <> __device__ __forceinline__ void storeComplex<__nv_bfloat16>(__nv_bfloat16* p, float2 v) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v.x, v.y);
+}
 
 }  // namespace cuda
 }  // namespace turbofno

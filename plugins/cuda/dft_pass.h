@@ -8,6 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 
+// The few size helpers below are also called by the FFT kernel (fft_pass.cuh).
+#ifdef __CUDACC__
+#define TURBOFNO_HOST_DEVICE __host__ __device__
+#else
+#define TURBOFNO_HOST_DEVICE
+#endif
+
 namespace turbofno {
 namespace cuda {
 
@@ -58,18 +65,27 @@ struct DftPass {
     // (plan_separable.h), plain contiguous lines (line g's point t at g * innerStride + t * rowStride),
     // no resampling and, for R2C, no k split; tileM / tensorCores / kPerSplit are then unused.
     int fft = 0;
-    int fftLog2S = 0;         // power-of-two S: log2(S) (radix-2 kernel, fft_pass.cuh); else 0
-    // S / 2 not a power of two: the mixed-radix kernel's stages (fft_pass_mixed.cuh), the radix (2, 3,
-    // 4 or 5) of stage s in bits 4s..4s+3, first stage in the lowest bits, 0 after the last; else 0.
+    // The FFT's stages over N2 = S / 2 complex points: the code of stage s's radix in bits 4s..4s+3
+    // (first stage in the lowest bits, 0 after the last; fftRadixOf decodes: 1 means 16, else the
+    // radix 2, 3, 4, 5 or 8).
     int fftRadices = 0;
-    int fftLines = 1;         // lines per block (fftLines * S <= kFftLineBudget; a power of two for power-of-two S)
+    int fftLines = 1;         // lines per block (fftLines * S <= kFftLineBudget, fftSmemBytes <= kFftSmemLimit)
 };
 
-// Dynamic shared memory of one mixed-radix FFT pass block (fft_pass_mixed.cuh): L lines of S / 2
-// complex values, S / 2 - 1 stage twiddles and S / 4 + 1 roots e^{2 pi i k / S}, 8 bytes each.
-constexpr size_t fftMixedSmemBytes(int S, int L) {
-    return (static_cast<size_t>(L) * static_cast<size_t>(S / 2) + static_cast<size_t>(S / 2 - 1) + static_cast<size_t>(S / 4 + 1)) * 8;
+// The radix of one 4-bit stage code of DftPass::fftRadices (16 does not fit in 4 bits: code 1).
+TURBOFNO_HOST_DEVICE constexpr int fftRadixOf(unsigned code) { return code == 1u ? 16 : static_cast<int>(code); }
+
+// Shared-memory float2 slots of an FFT block's n = L * S / 2 complex values: one padding slot per 16
+// (fft_pass.cuh, fftPad) and one spare.
+TURBOFNO_HOST_DEVICE constexpr size_t fftBufValues(size_t n) { return n + n / 16 + 1; }
+
+// Dynamic shared memory of one FFT pass block (fft_pass.cuh): L lines of S / 2 complex values (padded),
+// S / 2 - 1 stage twiddles and S / 4 + 1 roots e^{2 pi i k / S}, 8 bytes each.
+constexpr size_t fftSmemBytes(int S, int L) {
+    return (fftBufValues(static_cast<size_t>(L) * static_cast<size_t>(S / 2)) + static_cast<size_t>(S / 2 - 1) +
+            static_cast<size_t>(S / 4 + 1)) * 8;
 }
+
 // Shared memory of an FFT pass block at most (no opt-in above the 48 KB default).
 constexpr size_t kFftSmemLimit = 48 * 1024;
 

@@ -1,289 +1,347 @@
 // FFT variants of the separable algorithm's two real passes (DftPass::fft, chosen by planSeparable):
-// the last-axis R2C (forward) and C2R (inverse) passes on plain contiguous lines (line g's sample t
-// at g * b/c.innerStride + t * rowStride), no resampling, for lengths kFftMinLen <= S <= kFftMaxLen
-// (8..4096) that are powers of two (this file) or S = 2 * 2^a 3^b 5^c (fft_pass_mixed.cuh, the
-// mixed-radix kernel; launchFftPass below picks it when DftPass::fftRadices != 0). Both compute
-// exactly what dftPassKernel<kR2C / kC2R> computes (same layouts, signs, C2R weights, scale, bias,
-// skip, activation) with O(S log S) work per line instead of O(S * kd). The power-of-two kernel:
+// the last-axis R2C (forward) and C2R (inverse) passes on plain contiguous lines (line g's sample t at
+// g * b/c.innerStride + t * rowStride), no resampling, for even lengths kFftMinLen <= S <= kFftMaxLen
+// (8..4096) with S / 2 = 2^a 3^b 5^c. They compute exactly what dftPassKernel<kR2C / kC2R> computes
+// (same layouts, signs, C2R weights, scale, bias, skip, activation) with O(S log S) work per line
+// instead of O(S * kd).
 //
-// A block of 256 threads owns L lines (DftPass::fftLines, a power of two, L * S <= 8192 reals). A
-// line of S reals is held in shared memory as S/2 complex values z[j] = (v[2j], v[2j+1]) (so the
-// reals' natural order is the complex array's memory order: loads and stores stay coalesced), and a
-// complex FFT of length N2 = S/2 runs in place over it, radix 2 with two stages fused per thread
-// (radix 4: one barrier per two stages). Twiddles: one table per pair of stages (tw[q - 1 + pos] =
-// e^{2 pi i pos / (4q)}, pos < q, for q = 1, 2, 4, .. N2/4: N2/2 - 1 entries in all), built with
-// sincospif of exact arguments before the grid-dependency wait; a 4-point unit reads one entry w and
-// uses w, i w (exact) and w^2. Complex value i of the block lives at fftSwz(i) (an XOR swizzle of the
-// low 4 bits): with it every stage's accesses and the coalesced loads / stores are free of shared-memory
-// bank conflicts (checked for all 4-point unit patterns, half-warps of 8-byte accesses), the
-// bit-reversed accesses at most 2-way.
-//  R2C: natural-order input, decimation in frequency (bit-reversed output); the kept bins k < kd are
-//       unpacked from Z[k] and Z[N2 - k]:
-//         X[k] = (Z[k] + conj Z[N2-k]) / 2 + e^{-2 pi i k / S} (Z[k] - conj Z[N2-k]) / (2i)
-//       (indices mod N2; k = N2 is the Nyquist bin). No scale, as the DFT pass.
-//  C2R: the kept bins (imaginary parts of DC and Nyquist ignored, bins >= K = DftPass::K zero) are
-//       packed into bit-reversed order,
-//         Z'[k] = (X[k] + conj X[N2-k]) + i e^{+2 pi i k / S} (X[k] - conj X[N2-k]),
-//       an unnormalized inverse FFT by decimation in time (natural-order output) gives
-//       z[j] = y[2j] + i y[2j+1] = sum_k c_k Re(X[k] e^{2 pi i k t / S}) (the C2R weights c_k: 1 for
-//       DC / Nyquist, 2 otherwise), and the epilogue is the DFT pass's: act(scale * v + bias [+ y]).
-// Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB: no opt-in needed). Deterministic
+// A block of 256 threads owns L lines (DftPass::fftLines, L * S <= kFftLineBudget = 8192 reals, and
+// fftSmemBytes(S, L) <= 48 KB). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
+// a complex FFT of length N2 runs over every line as Stockham autosort stages (natural order in and
+// out) of radix R = 2, 3, 4, 5, 8 or 16 (DftPass::fftRadices, fft_radix.cuh): with p = the product of
+// the earlier radices and M = N2 / R, unit i < M of a line reads z[i + r M] (r < R) into registers,
+// multiplies by the twiddles w_P^{r k} (P = p R, k = i mod p; conjugated for the forward transform),
+// runs an R-point DFT in registers and writes z[(i - k) R + k + m p] (m < R). Each thread holds its
+// units across a barrier, so the stages run in place in shared memory (at most 4096 values per block:
+// 1 unit of 16 per thread, 2 of 8, ..., 8 of 2).
+//  - The R2C's first stage reads its units straight from x (coalesced along t: consecutive units are
+//    consecutive complex values; float2 / half2 loads where the line is contiguous and aligned), the
+//    C2R's last stage (p R = N2, so it writes z[k + m p]) applies the epilogue and writes y directly:
+//    the data crosses shared memory once per stage and never for the plain load or store.
+//  - Shared memory: value e of the block (e = l * N2 + j) sits at fftPad(e) = e + (e >> 4) where the
+//    first radix is even (powers of two: the stride-R writes of the p = 1 stage and the stride-8 ones
+//    of p = 8 are then conflict-free), at e otherwise (odd radices first: their p = 1 writes are
+//    conflict-free unpadded).
+//  - Tables (shared memory, filled before the grid-dependency wait): stage twiddles
+//    tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P} (N2 - 1 entries in all) and roots
+//    root[k] = e^{+2 pi i k / S}, k <= N2 / 2, each from an exact integer fraction (fftRoot).
+//  R2C: X[k] = (Z[k] + conj Z[N2-k]) / 2 + e^{-2 pi i k / S} (Z[k] - conj Z[N2-k]) / (2i) for the kept
+//       bins k < kd (indices mod N2; e^{-2 pi i k / S} = -root[N2 - k] for k > N2 / 2). No scale.
+//  C2R: Z'[k] = (X[k] + conj X[N2-k]) + i e^{+2 pi i k / S} (X[k] - conj X[N2-k]) for every k < N2
+//       (pairs k, N2 - k from the units k <= N2 / 2; bins >= K = DftPass::K zero, imaginary parts of DC
+//       and Nyquist ignored), the unnormalized inverse FFT (z[j] = y[2j] + i y[2j+1] = sum_k c_k
+//       Re(X[k] e^{2 pi i k t / S}) with the C2R weights c_k), then act(scale * v + bias [+ y]).
+// Index divisions by run-time sizes use fftDiv (a float reciprocal, exact below 2^21). Deterministic
 // (fixed operation order, no atomics); no host synchronisation; 32-bit offsets (planner limits).
 #pragma once
 
+#include <cstdint>
+
 #include "common.cuh"
 #include "dft_pass.h"
-#include "fft_pass_mixed.cuh"
+#include "fft_radix.cuh"
 #include "pdl.cuh"
 
 namespace turbofno {
 namespace cuda {
 
 constexpr int kFftThreads = 256;
+constexpr int kFftMaxPoints = 4096;  // complex values per block at most (L * S <= kFftLineBudget = 8192 reals)
+constexpr int kFftMaxStages = 7;     // N2 <= 2048: e.g. 1458 = 2 * 3^6
 
-// Dynamic shared memory of one FFT pass block: L * S reals + the N2/2 twiddles.
-inline size_t fftPassSmemBytes(int S, int L) {
-    return static_cast<size_t>(L) * static_cast<size_t>(S) * sizeof(float) + static_cast<size_t>(S / 4) * 2 * sizeof(float);
+__device__ __forceinline__ int fftPad(int e, int padShift) { return e + (e >> padShift); }
+
+// v, opaque to the optimizer: index math that depends on it stays inside the loop iteration that uses it.
+__device__ __forceinline__ int fftOpaque(int v) {
+    asm volatile("" : "+r"(v));
+    return v;
 }
 
-__device__ __forceinline__ int fftBitRev(int v, int bits) {
-    return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
-}
-// Shared-memory position of complex value i: only bits 0-3 change (a bijection on every aligned
-// group of 16), XORed with bits 4-5 (into 0-1 and 2-3) and with bits 6-9 and 10-13. Every 4-point
-// unit pattern of the stages keeps a half-warp within an aligned group of 64 (bits >= 6 constant),
-// where bits 4-5 make it conflict-free; bits 6-13 make the bit-reversed accesses of consecutive bins
-// (R2C unpack, C2R pack) at most 2-way for every N2 <= 4096.
-__device__ __forceinline__ int fftSwz(int i) { return i ^ (((i >> 4) & 3) * 5) ^ (((i >> 6) ^ (i >> 10)) & 15); }
-__device__ __forceinline__ float2 fftConj(float2 a) { return make_float2(a.x, -a.y); }
-__device__ __forceinline__ float2 fftAdd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float2 fftSub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+// The block's lines in shared memory: a stage's source and destination.
+struct FftSmemLines {
+    static constexpr bool kGlobal = false;
+    float2* buf;
+    int N2, padShift;
+    // v[r] = z_l[i + r * stride]
+    template <int R> __device__ __forceinline__ void load(int l, int i, int stride, float2 (&v)[R]) const {
+        const int base = l * N2 + i;
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[r] = buf[fftPad(base + r * stride, padShift)];
+    }
+    // z_l[d + m * stride] = v[m]
+    template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
+        const int base = l * N2 + d;
+#pragma unroll
+        for (int m = 0; m < R; ++m) buf[fftPad(base + m * stride, padShift)] = v[m];
+    }
+};
 
-// Decimation-in-frequency butterfly: (a, b) <- (a + b, (a - b) w)
-__device__ __forceinline__ void fftDif2(float2& a, float2& b, float2 w) {
-    const float2 d = fftSub(a, b);
-    a = fftAdd(a, b);
-    b = cmul(d, w);
-}
-// Decimation-in-time butterfly: (a, b) <- (a + b w, a - b w)
-__device__ __forceinline__ void fftDit2(float2& a, float2& b, float2 w) {
-    const float2 bw = cmul(b, w);
-    b = fftSub(a, bw);
-    a = fftAdd(a, bw);
-}
-
-// Forward FFT (e^{-2 pi i jk / N2}) of each of the L lines of buf (N2 = 2^logN2 >= 4 complex values
-// per line, value i at buf[fftSwz(i)]), natural order in, bit-reversed order out; tw: fftFillTable.
-// Ends with a barrier.
-__device__ __forceinline__ void fftForwardDif(float2* buf, const float2* tw, int logN2, int L) {
-    const int tid = threadIdx.x;
-    const int N2 = 1 << logN2;
-    const int units = (L * N2) >> 2;  // 4-point units (two fused radix-2 stages) of the block
-    int s = logN2 - 1;                // stage half-size h = 2^s, from N2 / 2 down to 1
-    for (; s >= 1; s -= 2) {
-        // stages h = 2q and h = q (q = 2^(s-1)) on points base + {0, q, 2q, 3q}
-        const int logq = s - 1, q = 1 << logq;
-        for (int u = tid; u < units; u += kFftThreads) {
-            const int l = u >> (logN2 - 2), r = u & ((N2 >> 2) - 1);
-            const int pos = r & (q - 1), grp = r >> logq;
-            const int i0 = (l << logN2) + (grp << (logq + 2)) + pos;
-            const int j0 = fftSwz(i0), j1 = fftSwz(i0 + q), j2 = fftSwz(i0 + 2 * q), j3 = fftSwz(i0 + 3 * q);
-            float2 a0 = buf[j0], a1 = buf[j1], a2 = buf[j2], a3 = buf[j3];
-            // stage h = 2q: e^{-2 pi i pos / (4q)} and e^{-2 pi i (pos + q) / (4q)} = -i times it;
-            // stage h = q: e^{-2 pi i pos / (2q)} = its square
-            const float2 w = fftConj(tw[q - 1 + pos]);
-            fftDif2(a0, a2, w);
-            fftDif2(a1, a3, make_float2(w.y, -w.x));
-            const float2 w2 = cmul(w, w);
-            fftDif2(a0, a1, w2);
-            fftDif2(a2, a3, w2);
-            buf[j0] = a0;
-            buf[j1] = a1;
-            buf[j2] = a2;
-            buf[j3] = a3;
+// The R2C's input x as the first stage's source: complex value j of line l = reals 2j, 2j + 1.
+template <typename T> struct FftInputLines {
+    static constexpr bool kGlobal = true;
+    const T* x;
+    int line0, lineStride, pointStride;
+    bool pairs;  // pointStride 1, even lineStride, x aligned to 2 elements: one 2-element load per value
+    template <int R> __device__ __forceinline__ void load(int l, int i, int stride, float2 (&v)[R]) const {
+        const T* line = x + (line0 + l) * lineStride;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int j = i + r * stride;
+            v[r] = pairs ? loadComplex<T>(line + 2 * j)
+                         : make_float2(toFloat(line[2 * j * pointStride]), toFloat(line[(2 * j + 1) * pointStride]));
         }
-        __syncthreads();
     }
-    if (s == 0) {  // an odd number of stages: the last one (h = 1, twiddle 1) alone
-        for (int u = tid; u < (L * N2) >> 1; u += kFftThreads) {
-            const int j0 = fftSwz(2 * u), j1 = fftSwz(2 * u + 1);
-            const float2 a0 = buf[j0], a1 = buf[j1];
-            buf[j0] = fftAdd(a0, a1);
-            buf[j1] = fftSub(a0, a1);
+};
+
+// The C2R's output y as the last stage's destination, with the epilogue act(scale * v + bias [+ y]).
+template <typename T> struct FftOutputLines {
+    static constexpr bool kGlobal = true;
+    T* y;
+    const T* bias;
+    int line0, lineStride, pointStride;
+    bool pairs;
+    float scale;
+    int biasDiv, biasMod, addY, activation;
+    __device__ __forceinline__ float2 finish(float2 v, float b, float2 old) const {
+        float a0 = fmaf(v.x, scale, b), a1 = fmaf(v.y, scale, b);
+        if (addY) {
+            a0 += old.x;
+            a1 += old.y;
         }
-        __syncthreads();
+        return make_float2(applyActivation(a0, activation), applyActivation(a1, activation));
+    }
+    template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
+        const int g = line0 + l;
+        const float b = bias ? toFloat(bias[(static_cast<unsigned>(g) / static_cast<unsigned>(biasDiv)) %
+                                            static_cast<unsigned>(biasMod)])
+                             : 0.f;
+        T* line = y + g * lineStride;
+#pragma unroll
+        for (int m = 0; m < R; ++m) {
+            const int j = d + m * stride;
+            if (pairs) {
+                const float2 old = addY ? loadComplex<T>(line + 2 * j) : make_float2(0.f, 0.f);
+                storeComplex<T>(line + 2 * j, finish(v[m], b, old));
+            } else {
+                T* p0 = line + 2 * j * pointStride;
+                T* p1 = line + (2 * j + 1) * pointStride;
+                const float2 old = addY ? make_float2(toFloat(*p0), toFloat(*p1)) : make_float2(0.f, 0.f);
+                const float2 o = finish(v[m], b, old);
+                *p0 = fromFloat<T>(o.x);
+                *p1 = fromFloat<T>(o.y);
+            }
+        }
+    }
+};
+
+// One Stockham stage of radix R over `lines` lines of N2 values, p = product of the earlier radices,
+// tw = this stage's table (tw[(r - 1) p + k] = e^{+2 pi i r k / (p R)}): every thread loads its units
+// from `in`, transforms them, and (after a barrier where SYNC_MID: in and out are the same shared
+// lines) stores them to `out`. The caller places the barrier after the stores.
+template <int R, bool INV, bool SYNC_MID, class In, class Out>
+__device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, int p, const In& in, const Out& out) {
+    constexpr int kMaxUnits = (kFftMaxPoints / R + kFftThreads - 1) / kFftThreads;
+    const int M = N2 / R, units = lines * M;
+    const float invM = 1.f / static_cast<float>(M), invP = 1.f / static_cast<float>(p);
+    // initialized: registers written only under `u < units` would count as live around the stage
+    // loop in every radix's copy
+    float2 v[kMaxUnits][R] = {};
+    int line[kMaxUnits] = {}, dst[kMaxUnits] = {};
+#pragma unroll
+    for (int j = 0; j < kMaxUnits; ++j) {
+        const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
+        if (u < units) {
+            const int l = fftDiv(u, invM), i = u - l * M;
+            const int q = fftDiv(i, invP), k = i - q * p;
+            in.load(l, i, M, v[j]);
+            if (p > 1) {  // the first stage's twiddles are all 1
+#pragma unroll
+                for (int r = 1; r < R; ++r) v[j][r] = fftTw<INV>(v[j][r], tw[(r - 1) * p + k]);
+            }
+            fftDft<R, INV>(v[j]);
+            line[j] = l;
+            dst[j] = q * p * R + k;
+        }
+    }
+    if constexpr (SYNC_MID) __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kMaxUnits; ++j) {
+        const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
+        if (u < units) out.store(line[j], dst[j], p, v[j]);
     }
 }
 
-// Inverse FFT (e^{+2 pi i jk / N2}, unnormalized) of each line, bit-reversed order in, natural order
-// out; same table and layout. Ends with a barrier.
-__device__ __forceinline__ void fftInverseDit(float2* buf, const float2* tw, int logN2, int L) {
-    const int tid = threadIdx.x;
-    const int N2 = 1 << logN2;
-    const int units = (L * N2) >> 2;
-    int s = 0;  // stage half-size h = 2^s, from 1 up to N2 / 2
-    if (logN2 & 1) {  // an odd number of stages: the first one (h = 1, twiddle 1) alone
-        for (int u = tid; u < (L * N2) >> 1; u += kFftThreads) {
-            const int j0 = fftSwz(2 * u), j1 = fftSwz(2 * u + 1);
-            const float2 a0 = buf[j0], a1 = buf[j1];
-            buf[j0] = fftAdd(a0, a1);
-            buf[j1] = fftSub(a0, a1);
-        }
-        __syncthreads();
-        s = 1;
-    }
-    for (; s + 2 <= logN2; s += 2) {
-        // stages h = q and h = 2q (q = 2^s) on points base + {0, q, 2q, 3q}
-        const int q = 1 << s;
-        for (int u = tid; u < units; u += kFftThreads) {
-            const int l = u >> (logN2 - 2), r = u & ((N2 >> 2) - 1);
-            const int pos = r & (q - 1), grp = r >> s;
-            const int i0 = (l << logN2) + (grp << (s + 2)) + pos;
-            const int j0 = fftSwz(i0), j1 = fftSwz(i0 + q), j2 = fftSwz(i0 + 2 * q), j3 = fftSwz(i0 + 3 * q);
-            float2 a0 = buf[j0], a1 = buf[j1], a2 = buf[j2], a3 = buf[j3];
-            // stage h = 2q: w = e^{2 pi i pos / (4q)} and e^{2 pi i (pos + q) / (4q)} = i w; stage h = q: w^2
-            const float2 w = tw[q - 1 + pos];
-            const float2 w2 = cmul(w, w);
-            fftDit2(a0, a1, w2);
-            fftDit2(a2, a3, w2);
-            fftDit2(a0, a2, w);
-            fftDit2(a1, a3, make_float2(-w.y, w.x));
-            buf[j0] = a0;
-            buf[j1] = a1;
-            buf[j2] = a2;
-            buf[j3] = a3;
-        }
-        __syncthreads();
+template <bool INV, bool SYNC_MID, class In, class Out>
+__device__ __forceinline__ void fftStageRadix(int R, const float2* tw, int N2, int lines, int p, const In& in, const Out& out) {
+    switch (R) {
+        case 2: fftStage<2, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
+        case 3: fftStage<3, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
+        case 4: fftStage<4, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
+        case 5: fftStage<5, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
+        case 8: fftStage<8, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
+        default: fftStage<16, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
     }
 }
 
-// The twiddles of the 4-point units: tw[q - 1 + pos] = e^{+2 pi i pos / (4q)} for pos < q and
-// q = 1, 2, 4, .., N2 / 4 (N2 / 2 - 1 entries; exact sincospif arguments pos / (2q)).
-__device__ __forceinline__ void fftFillTable(float2* tw, int N2) {
-    for (int j = threadIdx.x; j < N2 / 2 - 1; j += kFftThreads) {
-        const int q = 1 << (31 - __clz(j + 1)), pos = j + 1 - q;
-        float s, c;
-        sincospif(static_cast<float>(pos) / static_cast<float>(2 * q), &s, &c);
-        tw[j] = make_float2(c, s);
+// FFT (forward: e^{-2 pi i jk / N2}; INV: e^{+...}, unnormalized) of `lines` lines, natural order in
+// and out: the first stage reads from `first` (x for the R2C, else the shared lines), the last writes
+// to `last` (y for the C2R, else the shared lines), every other stage runs in place on `lines_`.
+// Ends with a barrier unless the last stage writes global memory.
+template <bool INV, class First, class Last>
+__device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines, unsigned radices, const First& first,
+                                             const FftSmemLines& sm, const Last& last) {
+    int p = 1;
+    for (bool isFirst = true; radices != 0; radices >>= 4, isFirst = false) {
+        const int R = fftRadixOf(radices & 15u);
+        const bool isLast = (radices >> 4) == 0;
+        const float2* t = tw + (p - 1);
+        // each radix's per-unit index math (a function of N2 alone) would otherwise be hoisted out of
+        // the loop and kept live across it, all radices at once
+        N2 = fftOpaque(N2);
+        if (First::kGlobal && isFirst) {
+            fftStageRadix<INV, false>(R, t, N2, lines, p, first, sm);
+            __syncthreads();
+        } else if (Last::kGlobal && isLast) {
+            fftStageRadix<INV, false>(R, t, N2, lines, p, sm, last);
+        } else {
+            fftStageRadix<INV, true>(R, t, N2, lines, p, sm, sm);
+            __syncthreads();
+        }
+        p *= R;
     }
 }
 
-// e^{+2 pi i k / S} for 0 <= k <= S / 2.
-__device__ __forceinline__ float2 fftRoot(int k, int S) {
-    float s, c;
-    sincospif(static_cast<float>(k) * (2.0f / static_cast<float>(S)), &s, &c);
-    return make_float2(c, s);
+// Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
+// entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then root[k] = e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
+__device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices) {
+    int p = 1;
+    for (; radices != 0; radices >>= 4) {
+        const int R = fftRadixOf(radices & 15u), P = p * R;
+        for (int e = static_cast<int>(threadIdx.x); e < (R - 1) * p; e += kFftThreads) {
+            const int r = e / p + 1, k = e - (r - 1) * p;
+            tw[p - 1 + e] = fftRoot(r * k, P);
+        }
+        p = P;
+    }
+    for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += kFftThreads) root[k] = fftRoot(k, 2 * N2);
+}
+
+// Whether a view's lines allow the 2-element loads / stores: unit point stride, an even line stride,
+// the base aligned to 2 elements.
+template <typename T> __device__ __forceinline__ bool fftPairs(const void* base, const StridedView& v) {
+    return v.rowStride == 1 && (v.innerStride & 1) == 0 && (reinterpret_cast<uintptr_t>(base) % (2 * sizeof(T))) == 0;
 }
 
 // KIND = kR2C: src = x (T, lines of S samples), dst = the spectrum (float2, kd = p.M bins per line),
 // bias unused. KIND = kC2R: src = the spectrum (float2, p.K bins read per line), dst = y (T), bias
 // per line (biasDiv / biasMod) or null. Grid: ceil(p.N / p.fftLines) blocks of kFftThreads.
 template <PassKind KIND, typename T>
-__global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const void* __restrict__ src,
+__global__ void __launch_bounds__(kFftThreads, 3) fftPassKernel(DftPass p, const void* __restrict__ src,
                                                              void* __restrict__ dst, const T* __restrict__ bias) {
     static_assert(KIND == PassKind::kR2C || KIND == PassKind::kC2R, "FFT passes are the real last-axis passes");
     extern __shared__ __align__(16) float fftSmem[];
-    const int S = p.S, logS = p.fftLog2S, N2 = S >> 1, logN2 = logS - 1;
+    const int S = p.S, N2 = S >> 1;
+    const unsigned radices = static_cast<unsigned>(p.fftRadices);
     const int L = p.fftLines;
-    // L lines of N2 complex values (value i at buf[fftSwz(i)]) = L lines of S reals (real e of the
-    // block at fbuf[2 * fftSwz(e / 2) + e % 2]), then N2 / 2 - 1 twiddles
-    float* fbuf = fftSmem;
     float2* buf = reinterpret_cast<float2*>(fftSmem);
-    float2* tw = buf + static_cast<size_t>(L) * N2;
-    const int tid = threadIdx.x;
+    float2* tw = buf + fftBufValues(static_cast<size_t>(L) * N2);
+    float2* root = tw + (N2 - 1);
+    const int tid = static_cast<int>(threadIdx.x);
     const int line0 = static_cast<int>(blockIdx.x) * L;
+    const int lines = min(L, p.N - line0);  // lines of this block (the last block may have fewer)
+    const FftSmemLines sm{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};
 
-    fftFillTable(tw, N2);   // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    fftFillTables(tw, root, N2, radices);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
     gridDependencyWait();
 
     if constexpr (KIND == PassKind::kR2C) {
-        const T* x = static_cast<const T*>(src);
-        // coalesced along t; lines past N load zeros (never stored)
-#pragma unroll 4
-        for (int e = tid; e < L * S; e += kFftThreads) {
-            const int l = e >> logS, t = e & (S - 1), g = line0 + l;
-            float v = 0.f;
-            if (g < p.N) v = toFloat(x[g * p.b.innerStride + t * p.b.rowStride]);
-            fbuf[2 * fftSwz(e >> 1) + (e & 1)] = v;
-        }
+        const FftInputLines<T> in{static_cast<const T*>(src), line0, p.b.innerStride, p.b.rowStride, fftPairs<T>(src, p.b)};
+        fftTransform<false>(tw, N2, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
         allowDependentLaunch();
-        __syncthreads();
-        fftForwardDif(buf, tw, logN2, L);
-        // kept bins k < kd of each line, from Z[k] and Z[N2 - k] (bit-reversed positions)
+        // kept bins k < kd (<= N2 + 1) of each line, from Z[k] and Z[N2 - k] (natural order)
         const int kd = p.M;
+        const float invKd = 1.f / static_cast<float>(kd);
         float2* out = static_cast<float2*>(dst);
-        for (int i = tid; i < L * kd; i += kFftThreads) {
-            const int l = static_cast<int>(static_cast<unsigned>(i) / static_cast<unsigned>(kd));
-            const int k = i - l * kd, g = line0 + l;
-            if (g >= p.N) continue;
-            const int row = l << logN2;
-            const float2 a = buf[fftSwz(row + fftBitRev(k & (N2 - 1), logN2))];
-            const float2 b = fftConj(buf[fftSwz(row + fftBitRev((N2 - k) & (N2 - 1), logN2))]);
+        for (int i = tid; i < lines * kd; i += kFftThreads) {
+            const int l = fftDiv(i, invKd), k = i - l * kd;
+            const int row = l * N2;
+            const float2 a = buf[fftPad(row + (k == N2 ? 0 : k), sm.padShift)];
+            const float2 bc = buf[fftPad(row + (k == 0 ? 0 : N2 - k), sm.padShift)];
+            const float2 b = make_float2(bc.x, -bc.y);                                // conj Z[N2 - k]
             const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));   // (Z[k] + conj Z[N2-k]) / 2
             const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
             const float2 od = make_float2(d.y, -d.x);                                 // d / i
-            const float2 w = fftConj(fftRoot(k, S));                                  // e^{-2 pi i k / S}
-            out[g * p.c.innerStride + k * p.c.rowStride] = fftAdd(ev, cmul(w, od));
+            float2 w;                                                                 // e^{-2 pi i k / S}
+            if (2 * k <= N2) {
+                w = root[k];
+                w.y = -w.y;
+            } else {
+                w = root[N2 - k];
+                w.x = -w.x;
+                w.y = -w.y;
+            }
+            out[(line0 + l) * p.c.innerStride + k * p.c.rowStride] = fftAdd(ev, cmul(w, od));
         }
     } else {
         const float2* zin = static_cast<const float2*>(src);
+        __syncthreads();                 // the pack below reads root[] (written by other threads)
         const int K = p.K;               // bins read per line (min(kd, S/2 + 1))
         const int half = N2 / 2 + 1;     // units k = 0..N2/2, each packing Z'[k] and Z'[N2 - k]
-        for (int i = tid; i < L * half; i += kFftThreads) {
-            const int l = static_cast<int>(static_cast<unsigned>(i) / static_cast<unsigned>(half));
-            const int k = i - l * half, g = line0 + l;
+        const float invHalf = 1.f / static_cast<float>(half);
+        for (int i = tid; i < lines * half; i += kFftThreads) {
+            const int l = fftDiv(i, invHalf), k = i - l * half;
+            const int base = (line0 + l) * p.b.innerStride;
             float2 xa = make_float2(0.f, 0.f), xb = make_float2(0.f, 0.f);  // X[k], X[N2 - k]
-            if (g < p.N) {
-                const int base = g * p.b.innerStride;
-                if (k < K) xa = zin[base + k * p.b.rowStride];
-                if (N2 - k < K) xb = zin[base + (N2 - k) * p.b.rowStride];
-            }
+            if (k < K) xa = zin[base + k * p.b.rowStride];
+            if (N2 - k < K) xb = zin[base + (N2 - k) * p.b.rowStride];
             if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
                 xa.y = 0.f;
                 xb.y = 0.f;
             }
-            const int row = l << logN2;
-            const float2 w = fftRoot(k, S);  // e^{+2 pi i k / S}
+            const int row = l * N2;
+            const float2 w = root[k];  // e^{+2 pi i k / S}
             {
-                const float2 s = fftAdd(xa, fftConj(xb)), dw = cmul(fftSub(xa, fftConj(xb)), w);
-                buf[fftSwz(row + fftBitRev(k, logN2))] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
+                const float2 s = make_float2(xa.x + xb.x, xa.y - xb.y);   // X[k] + conj X[N2-k]
+                const float2 dw = cmul(make_float2(xa.x - xb.x, xa.y + xb.y), w);
+                buf[fftPad(row + k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
             }
-            if (k > 0 && k < N2 / 2) {
-                const float2 w2 = make_float2(-w.x, w.y);  // e^{+2 pi i (N2 - k) / S} = -conj(w)
-                const float2 s = fftAdd(xb, fftConj(xa)), dw = cmul(fftSub(xb, fftConj(xa)), w2);
-                buf[fftSwz(row + fftBitRev(N2 - k, logN2))] = make_float2(s.x - dw.y, s.y + dw.x);
+            if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
+                const float2 w2 = make_float2(-w.x, w.y);                 // e^{+2 pi i (N2 - k) / S} = -conj(w)
+                const float2 s = make_float2(xb.x + xa.x, xb.y - xa.y);
+                const float2 dw = cmul(make_float2(xb.x - xa.x, xb.y + xa.y), w2);
+                buf[fftPad(row + N2 - k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);
             }
         }
         allowDependentLaunch();
         __syncthreads();
-        fftInverseDit(buf, tw, logN2, L);
-        // y[t] = act(scale * v + bias [+ y]), coalesced along t
-        T* out = static_cast<T*>(dst);
-#pragma unroll 4
-        for (int e = tid; e < L * S; e += kFftThreads) {
-            const int l = e >> logS, t = e & (S - 1), g = line0 + l;
-            if (g >= p.N) continue;
-            float biasV = 0.f;
-            if (bias)
-                biasV = toFloat(bias[(static_cast<unsigned>(g) / static_cast<unsigned>(p.biasDiv)) % static_cast<unsigned>(p.biasMod)]);
-            const int o = g * p.c.innerStride + t * p.c.rowStride;
-            float v = fmaf(fbuf[2 * fftSwz(e >> 1) + (e & 1)], p.scale, biasV);
-            if (p.addY) v += toFloat(out[o]);
-            out[o] = fromFloat<T>(applyActivation(v, p.activation));
-        }
+        const FftOutputLines<T> out{static_cast<T*>(dst), bias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
+                                    p.scale, p.biasDiv, p.biasMod, p.addY, p.activation};
+        fftTransform<true>(tw, N2, lines, radices, sm, sm, out);
     }
 }
 
-// Launch of one FFT pass (DftPass::fft): the mixed-radix kernel where p.fftRadices != 0
-// (fft_pass_mixed.cuh), else the power-of-two kernel above: ceil(N / fftLines) blocks,
-// fftPassSmemBytes of dynamic shared memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
+// Whether p.fftRadices is a valid stage list for N2 = p.S / 2 (radices 2, 3, 4, 5, 8, 16, product N2,
+// at most kFftMaxStages stages).
+inline bool fftRadicesValid(const DftPass& p) {
+    int prod = 1, stages = 0;
+    for (unsigned r = static_cast<unsigned>(p.fftRadices); r != 0; r >>= 4, ++stages) {
+        const int R = fftRadixOf(r & 15u);
+        if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8 && R != 16) return false;
+        prod *= R;
+    }
+    return stages >= 1 && stages <= kFftMaxStages && p.S % 2 == 0 && prod == p.S / 2;
+}
+
+// Launch of one FFT pass (DftPass::fft): ceil(N / fftLines) blocks, fftSmemBytes of dynamic shared
+// memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
 template <PassKind KIND, typename T>
 cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
-    if (p.fftRadices != 0) return launchFftMixedPass<KIND, T>(p, src, dst, bias, stream);
-    if (p.fftLines < 1 || p.S < 8 || (1 << p.fftLog2S) != p.S || fftPassSmemBytes(p.S, p.fftLines) > 48 * 1024)
+    if (p.fftLines < 1 || p.S < 8 || !fftRadicesValid(p) ||
+        static_cast<int64_t>(p.fftLines) * p.S > 2 * static_cast<int64_t>(kFftMaxPoints) ||
+        fftSmemBytes(p.S, p.fftLines) > kFftSmemLimit)
         return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
-    return launchKernel(fftPassKernel<KIND, T>, grid, dim3(kFftThreads), fftPassSmemBytes(p.S, p.fftLines), stream, p, src,
+    return launchKernel(fftPassKernel<KIND, T>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p, src,
                         dst, bias);
 }
 

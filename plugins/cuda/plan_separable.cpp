@@ -84,46 +84,47 @@ int log2i(int64_t v) {
     while ((int64_t{1} << r) < v) ++r;
     return r;
 }
-// Marks a real last-axis pass over `lines` lines of length S (fftLength) as an FFT pass: the radix-2
-// kernel for powers of two (fft_pass.cuh), else the mixed-radix one (fft_pass_mixed.cuh).
+// Marks a real last-axis pass over `lines` lines of length S (fftLength) as an FFT pass (fft_pass.cuh).
 void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fft = 1;
+    p.fftRadices = fftStages(S / 2);
     int64_t L = kFftLineBudget / S;
-    if (isPow2(S)) {
-        p.fftLog2S = log2i(S);
-    } else {
-        p.fftRadices = fftMixedRadices(S / 2);
-        while (L > 1 && fftMixedSmemBytes(static_cast<int>(S), static_cast<int>(L)) > kFftSmemLimit) --L;
-    }
+    while (L > 1 && fftSmemBytes(static_cast<int>(S), static_cast<int>(L)) > kFftSmemLimit) --L;
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
 }
 
 }  // namespace
 
-int fftMixedRadices(int64_t n2) {
-    if (n2 < 2 || isPow2(n2)) return 0;
+int fftStages(int64_t n2) {
+    if (n2 < 2) return 0;
     int count[6] = {};  // factors 2, 3, 5
     for (int f : {2, 3, 5})
         while (n2 % f == 0) {
             n2 /= f;
             ++count[f];
         }
-    const int stages = count[5] + count[3] + (count[2] + 1) / 2;
-    if (n2 != 1 || stages > 7) return 0;  // 7: fft_pass_mixed.cuh's kFftMixMaxStages
-    int radices[7], n = 0;
-    for (int i = 0; i < count[3]; ++i) radices[n++] = 3;
-    for (int i = 0; i < count[5]; ++i) radices[n++] = 5;
-    for (int i = 0; i < count[2] / 2; ++i) radices[n++] = 4;
-    if (count[2] % 2) radices[n++] = 2;
+    if (n2 != 1) return 0;
+    int radices[8], n = 0;
+    if (count[3] == 0 && count[5] == 0) {
+        // a power of two: 16s, then one 8, 4 or 2 (fft_pass.cuh pads its shared lines for these)
+        for (int i = 0; i < count[2] / 4; ++i) radices[n++] = 16;
+        if (count[2] % 4) radices[n++] = 1 << (count[2] % 4);
+    } else {
+        if (count[5] + count[3] + (count[2] + 1) / 2 > 7) return 0;  // 7: fft_pass.cuh's kFftMaxStages
+        for (int i = 0; i < count[3]; ++i) radices[n++] = 3;
+        for (int i = 0; i < count[5]; ++i) radices[n++] = 5;
+        for (int i = 0; i < count[2] / 2; ++i) radices[n++] = 4;
+        if (count[2] % 2) radices[n++] = 2;
+    }
     int packed = 0;
-    for (int i = n - 1; i >= 0; --i) packed = (packed << 4) | radices[i];
+    for (int i = n - 1; i >= 0; --i) packed = (packed << 4) | (radices[i] == 16 ? 1 : radices[i]);
     return packed;
 }
 
 bool fftLength(int64_t S) {
     if (S < kFftMinLen || S > kFftMaxLen) return false;
-    return isPow2(S) || (S % 2 == 0 && fftMixedRadices(S / 2) != 0);
+    return S % 2 == 0 && fftStages(S / 2) != 0;
 }
 
 bool lastAxisUsesFft(const core::SpectralConvShape& shape) {

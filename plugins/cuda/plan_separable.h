@@ -33,11 +33,10 @@ struct SeparablePlan {
     const char* whyNot = "";
 };
 
-// FFT passes (fft_pass.cuh, DftPass::fft): last axes of kFftMinLen..kFftMaxLen points that are powers
-// of two (radix-2 kernel) or S = 2 * 2^a 3^b 5^c (mixed-radix kernel, fft_pass_mixed.cuh); a block
-// holds fftLines lines of S reals, fftLines * S <= kFftLineBudget (32 KB of shared memory; mixed
-// radix: also its tables within 48 KB, fftMixedSmemBytes), fewer lines where the grid would have less
-// than kFftTargetBlocks blocks.
+// FFT passes (fft_pass.cuh, DftPass::fft): last axes of kFftMinLen..kFftMaxLen points with S / 2 =
+// 2^a 3^b 5^c; a block holds fftLines lines of S reals, fftLines * S <= kFftLineBudget and its shared
+// memory (lines and tables, fftSmemBytes) within 48 KB, fewer lines where the grid would have less than
+// kFftTargetBlocks blocks.
 constexpr int kFftMinLen = 8;
 // Measured at 7a49149 (tests/gpu/logs/fft_mlp_7a49149): 32x64x8192 m32 0.186 ms with the DFT passes,
 // 0.210 with FFT passes (one 8192-point line per block); up to 4096 points the FFT passes win.
@@ -56,12 +55,12 @@ bool lastAxisUsesFft(const core::SpectralConvShape& shape);
 // Whether the FFT passes take a last axis of S points: kFftMinLen <= S <= kFftMaxLen and S a power of
 // two or S = 2 * 2^a 3^b 5^c.
 bool fftLength(int64_t S);
-// The mixed-radix kernel's stages for a complex length n2 = 2^a 3^b 5^c that is not a power of two
-// (DftPass::fftRadices: 4 bits per stage, first stage lowest): the 3s, then the 5s, then the 4s, a
-// single 2 last (odd radices first: their p = 1 writes are conflict-free, fft_pass_mixed.cuh; 3s
-// before 5s had fewer bank conflicts at 180, 360, 720 points); 0 for a power of two, n2 < 2, another
-// prime factor or more than 7 stages.
-int fftMixedRadices(int64_t n2);
+// The FFT's stages for a complex length n2 = 2^a 3^b 5^c (DftPass::fftRadices: 4-bit radix codes, first
+// stage lowest, fftRadixOf): a power of two as 16s and then one 8, 4 or 2 (2 stages for S = 256 / 512);
+// otherwise the 3s, then the 5s, then the 4s, a single 2 last (odd radices first: their p = 1 writes are
+// conflict-free unpadded; 3s before 5s had fewer bank conflicts at 180, 360, 720 points). 0 for n2 < 2,
+// another prime factor or (not a power of two) more than 7 stages.
+int fftStages(int64_t n2);
 // Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
 // 1 whenever possible.
 void setFftPassOverride(int mode);

@@ -426,7 +426,7 @@ int main() {
     runCase({"1d 2048 k33 FFT pass f16", {2048}, 5, 3, 4, {33}, {0}, false, true, DataType::kFloat16}, rng);
     runCase({"3d 12x10x32 FFT last axis bf16", {12, 10, 32}, 2, 3, 3, {4, 3, 9}, {3, 3, 0}, false, true, DataType::kBFloat16}, rng);
     runCase({"2d 20x16 separable FFT last axis f32", {20, 16}, 3, 3, 3, {4, 9}, {3, 0}, true, true, DataType::kFloat32}, rng);
-    // mixed-radix FFT passes (fft_pass_mixed.cuh, S = 2 * 2^a 3^b 5^c; many other cases above have such
+    // mixed-radix FFT passes (fft_pass.cuh, S = 2 * 2^a 3^b 5^c; many other cases above have such
     // last axes too): the benchmark's 180-point rows (stages 3 3 5 2), 45 lines per block with a partial
     // last block, every bin of an odd N2 = 2025, the most stages (2916: 3^6 2), a 3D chain, half precision
     runCase({"1d 180 k40 N5 C19 FFT mixed (45 lines per block) f32", {180}, 5, 19, 19, {40}, {0}, false, true, DataType::kFloat32}, rng);

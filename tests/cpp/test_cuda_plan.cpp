@@ -193,10 +193,9 @@ void testFusedLayer() {
     cuda::setSkipTcOverride(-1);
 }
 
-// FFT passes (fft_pass.cuh, fft_pass_mixed.cuh): R2C for S_d in [8, 4096] that is a power of two or
-// 2 * 2^a 3^b 5^c, with kd <= S_d/2 + 1, C2R also needs T_d == S_d; never a split; lines per block
-// within the line budget (and, mixed radix, 48 KB of shared memory); the hook forces them off (0) or
-// back on (1, -1).
+// FFT passes (fft_pass.cuh): R2C for S_d in [8, 4096] with S_d / 2 = 2^a 3^b 5^c, with kd <= S_d/2 + 1,
+// C2R also needs T_d == S_d; never a split; lines per block within the line budget and 48 KB of shared
+// memory; the hook forces them off (0) or back on (1, -1).
 bool smooth235(int64_t v) {
     for (int64_t f : {2, 3, 5})
         while (v % f == 0) v /= f;
@@ -218,23 +217,24 @@ void testFftPasses() {
         expect(cuda::fftLength(S) == (pow2 || mixed) && cuda::lastAxisUsesFft(s) == (pow2 || mixed), n + ": fftLength / lastAxisUsesFft");
         for (const cuda::DftPass* r : {&sp.fwd[0].pass, &sp.inv[0].pass}) {
             if (!r->fft) continue;
+            // expected stages (4-bit codes, first stage lowest; code 1 = radix 16): powers of two as 16s
+            // and one 8, 4 or 2; else the 3s, the 5s, the 4s, then a single 2
+            std::vector<int> want;
+            int64_t n2 = S / 2, twos = 0;
+            for (; n2 % 3 == 0; n2 /= 3) want.push_back(3);
+            for (; n2 % 5 == 0; n2 /= 5) want.push_back(5);
+            for (; n2 % 2 == 0; n2 /= 2) ++twos;
             if (pow2) {
-                expect((1 << r->fftLog2S) == S && r->fftRadices == 0 && (r->fftLines & (r->fftLines - 1)) == 0,
-                       n + ": radix-2 kernel, log2(S), lines per block a power of two");
+                for (int64_t i = 0; i < twos / 4; ++i) want.push_back(16);
+                if (twos % 4) want.push_back(1 << (twos % 4));
             } else {
-                // expected stages: the 3s, the 5s, the 4s, then a single 2 (4 bits each, first stage lowest)
-                std::vector<int> want;
-                int64_t n2 = S / 2, twos = 0;
-                for (; n2 % 3 == 0; n2 /= 3) want.push_back(3);
-                for (; n2 % 5 == 0; n2 /= 5) want.push_back(5);
-                for (; n2 % 2 == 0; n2 /= 2) ++twos;
                 for (int64_t i = 0; i < twos / 2; ++i) want.push_back(4);
                 if (twos % 2) want.push_back(2);
-                std::vector<int> got;
-                for (unsigned v = static_cast<unsigned>(r->fftRadices); v; v >>= 4) got.push_back(static_cast<int>(v & 15u));
-                expect(r->fftLog2S == 0 && got == want && got.size() <= 7, n + ": mixed-radix stages 3s, 5s, 4s, a 2 (product S/2)");
-                expect(cuda::fftMixedSmemBytes(static_cast<int>(S), r->fftLines) <= cuda::kFftSmemLimit, n + ": mixed-radix block within 48 KB");
             }
+            std::vector<int> got;
+            for (unsigned v = static_cast<unsigned>(r->fftRadices); v; v >>= 4) got.push_back(cuda::fftRadixOf(v & 15u));
+            expect(got == want && got.size() <= 7, n + ": FFT stages (product S/2)");
+            expect(cuda::fftSmemBytes(static_cast<int>(S), r->fftLines) <= cuda::kFftSmemLimit, n + ": FFT block within 48 KB");
             expect(r->fftLines >= 1 && static_cast<int64_t>(r->fftLines) * S <= cuda::kFftLineBudget, n + ": FFT lines per block within the budget");
         }
         if (pow2 || mixed) {
@@ -248,15 +248,16 @@ void testFftPasses() {
                    n + ": FFT C2R on contiguous lines");
         }
     }
-    // the stage lists (4 bits per stage, first stage lowest)
-    expect(cuda::fftMixedRadices(90) == 0x2533 && cuda::fftMixedRadices(192) == 0x4443 && cuda::fftMixedRadices(125) == 0x555 &&
-               cuda::fftMixedRadices(24) == 0x243 && cuda::fftMixedRadices(5) == 0x5 && cuda::fftMixedRadices(1458) == 0x2333333 &&
-               cuda::fftMixedRadices(1944) == 0x2433333 && cuda::fftMixedRadices(2025) == 0x553333 &&
-               cuda::fftMixedRadices(480) == 0x24453,
-           "fftMixedRadices: 3s, 5s, 4s, a last 2");
-    expect(cuda::fftMixedRadices(1) == 0 && cuda::fftMixedRadices(2048) == 0 && cuda::fftMixedRadices(7) == 0 &&
-               cuda::fftMixedRadices(21) == 0 && cuda::fftMixedRadices(6561) == 0,
-           "fftMixedRadices: 0 for powers of two, other primes and more than 7 stages");
+    // the stage lists (4 bits per stage, first stage lowest; code 1 = radix 16)
+    expect(cuda::fftStages(90) == 0x2533 && cuda::fftStages(192) == 0x4443 && cuda::fftStages(125) == 0x555 &&
+               cuda::fftStages(24) == 0x243 && cuda::fftStages(5) == 0x5 && cuda::fftStages(1458) == 0x2333333 &&
+               cuda::fftStages(1944) == 0x2433333 && cuda::fftStages(2025) == 0x553333 && cuda::fftStages(480) == 0x24453,
+           "fftStages: 3s, 5s, 4s, a last 2");
+    expect(cuda::fftStages(4) == 0x4 && cuda::fftStages(16) == 0x1 && cuda::fftStages(32) == 0x21 && cuda::fftStages(128) == 0x81 &&
+               cuda::fftStages(256) == 0x11 && cuda::fftStages(2048) == 0x811,
+           "fftStages: powers of two as 16s (code 1) and one 8, 4 or 2");
+    expect(cuda::fftStages(1) == 0 && cuda::fftStages(7) == 0 && cuda::fftStages(21) == 0 && cuda::fftStages(6561) == 0,
+           "fftStages: 0 below 2, for other primes and more than 7 stages");
     // kept bins past S/2 + 1 (not a valid layer, but the R2C rule): DFT pass
     expect(!sep(makeShape({64}, {40})).fwd[0].pass.fft && !sep(makeShape({48}, {30})).fwd[0].pass.fft, "R2C with kd > S/2 + 1: DFT pass");
     // many lines: the full line budget per block; few lines: fewer per block (grid of >= kFftTargetBlocks where possible)

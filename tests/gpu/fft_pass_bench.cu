@@ -1,5 +1,5 @@
-// GPU check and timing of the FFT passes (fft_pass.cuh: radix-2 kernel for power-of-two S,
-// fft_pass_mixed.cuh: mixed-radix kernel for S = 2 * 2^a 3^b 5^c) against the DFT-as-GEMM passes
+// GPU check and timing of the FFT passes (fft_pass.cuh: Stockham stages of radix 16, 8, 4, 2 for
+// power-of-two S, of radix 3, 5, 4, 2 for S = 2 * 2^a 3^b 5^c) against the DFT-as-GEMM passes
 // (dft_pass.cuh) on the same planner-made DftPass (plan_separable.cpp; fft forced on / off): for each
 // shape the R2C and C2R last-axis passes alone, rel-L2 FFT vs DFT output (fp32, random data, C2R with
 // bias), repeatability (bitwise), and us per pass (CUDA events, 200 launches after warm-up), with the
@@ -69,13 +69,13 @@ double relL2(const std::vector<float>& a, const std::vector<float>& ref) {
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const Case cases[] = {
-        // power of two (radix-2 kernel)
+        // power of two (radices 16, 8, 4, 2)
         {"8x64x128x128 m32", 2, {128, 128}, {64, 32}, 8, 64, false},   {"4x64x256x256 m32", 2, {256, 256}, {64, 32}, 4, 64, false},
         {"32x64x4096 m32", 1, {4096, 1}, {32, 1}, 32, 64, false},      {"32x64x256 m17", 1, {256, 1}, {17, 1}, 32, 64, false},
         {"1x64x256 m17", 1, {256, 1}, {17, 1}, 1, 64, true},           {"8x64x64x64 m16", 2, {64, 64}, {24, 16}, 8, 64, false},
         {"16x32x1024 m129", 1, {1024, 1}, {129, 1}, 16, 32, false},    {"8x32x1024x32 m8", 2, {1024, 32}, {16, 8}, 8, 32, false},
         {"64x16x16 m9 (S=16)", 1, {16, 1}, {9, 1}, 64, 16, true},
-        // S = 2 * 2^a 3^b 5^c (mixed-radix kernel): the benchmark shapes, then every radix and stage count
+        // S = 2 * 2^a 3^b 5^c (mixed radices): the benchmark shapes, then every radix and stage count
         {"4x64x250x180 m40", 2, {250, 180}, {80, 40}, 4, 64, false},   {"2x128x384x384 m48", 2, {384, 384}, {96, 48}, 2, 128, false},
         {"1x8x48x48 m12", 2, {48, 48}, {24, 12}, 1, 8, true},          {"2x32x48x48x48 m12 (48)", 2, {2304, 48}, {24, 12}, 2, 32, false},
         {"16x64x250 m126 (5 5 5)", 1, {250, 1}, {126, 1}, 16, 64, false}, {"32x64x720 m64", 1, {720, 1}, {64, 1}, 32, 64, false},

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# One-call GPU check of the FFT R2C / C2R passes (fft_pass.cuh: power-of-two S; fft_pass_mixed.cuh:
-# S = 2 * 2^a 3^b 5^c) against the DFT-as-GEMM passes, logs under $OUT: fft_pass_bench (each pass
-# alone: FFT vs DFT output, repeatability, us per pass vs the memory floor; both kernels),
-# racecheck + synccheck of fft_pass_bench --quick (small cases of both kernels), test_cuda_kernel and
+# One-call GPU check of the FFT R2C / C2R passes (fft_pass.cuh: S = 2 * 2^a 3^b 5^c, powers of two
+# included) against the DFT-as-GEMM passes, logs under $OUT: fft_pass_bench (each pass
+# alone: FFT vs DFT output, repeatability, us per pass vs the memory floor),
+# racecheck + synccheck of fft_pass_bench --quick (small cases, both kinds of radix lists), test_cuda_kernel and
 # verify_kernel --quick with TFNO_TEST_FFT_PASS / --fft-pass 1,0, racecheck + memcheck + synccheck of
 # the FFT passes in test_cuda_kernel, tune_variants --set fft (every config shape: separable with DFT
 # passes / with FFT passes / planner; TUNE_CONFIG=bench/configs/gpu_tune_fft_mixed.json for the

@@ -67,7 +67,7 @@ SHAPES = [
     ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis, every bin
     ((64,), [9], [0], 7, 97, 97),              # FFT passes: 2 lines per block, a partial last block
     ((12, 10, 32), [4, 3, 9], [3, 3, 0], 2, 3, 3),  # FFT last axis of a 3D chain
-    ((4050,), [2026], [0], 1, 2, 2),           # mixed-radix FFT passes (fft_pass_mixed.cuh): every bin, odd S/2 = 3^4 5^2
+    ((4050,), [2026], [0], 1, 2, 2),           # mixed-radix FFT passes (fft_pass.cuh): every bin, odd S/2 = 3^4 5^2
     ((2916,), [40], [0], 2, 3, 3),             # mixed radix: the most stages (3^6 2)
     ((180,), [40], [0], 5, 19, 19),            # mixed radix: 45 lines of 180 per block, a partial last block
     ((50, 180), [20, 40], [20, 0], 1, 4, 4),   # mixed radix: the benchmark's 180-point rows in 2D

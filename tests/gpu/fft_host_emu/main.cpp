@@ -1,13 +1,14 @@
-// The FFT passes' own source (plugins/cuda/fft_pass.cuh and fft_pass_mixed.cuh, compiled as host C++
+// The FFT passes' own source (plugins/cuda/fft_pass.cuh and fft_radix.cuh, compiled as host C++
 // by run.sh) run on CPU threads with the DftPass the planner makes (plan_separable.cpp: fft, radices,
 // fftLines, views, scale, bias map), against float64 sums of the DFT pass's definitions (dft_pass.h):
 //   R2C: X[g, k] = sum_t x[g, t] e^{-2 pi i k t / S}, k < kd
 //   C2R: y[g, t] = act(scale * sum_{k < K} c_k Re(Z[g, k] e^{+2 pi i k t / S}) + bias[(g / biasDiv) % biasMod] [+ y])
-// for power-of-two S = 8 .. 4096 (radix-2 kernel) and S = 2 * 2^a 3^b 5^c = 10 .. 4050 (mixed-radix
-// kernel: every radix, odd and even S / 2, up to 7 stages), kd = 1, 5, S/2, S/2 + 1, several lines
+// for power-of-two S = 8 .. 4096 (radices 16, 8, 4, 2, padded shared lines) and S = 2 * 2^a 3^b 5^c =
+// 10 .. 4050 (every radix, odd and even S / 2, up to 7 stages), kd = 1, 5, S/2, S/2 + 1, several lines
 // per block (the planner's count and forced ones, with a partial last block), fp32 / fp16 / bf16,
-// bias, skip (addY) and activations; NaN-filled shared memory and outputs. Plus exhaustive checks of
-// the mixed kernel's index division (fftMixDiv) and roots of unity (fftMixRoot). No GPU: this checks
+// bias, skip (addY) and activations, lines at an odd element offset (the scalar loads / stores);
+// NaN-filled shared memory and outputs. Plus exhaustive checks of the index division (fftDiv) and
+// roots of unity (fftRoot). No GPU: this checks
 // the index math, the barriers and the arithmetic, not the device code generation. Exit 1 on any failure.
 //   fft_host_emu [--quick] [--mixed] [--tiny]    --mixed: only the mixed-radix cases; --tiny: a few small
 //   mixed-radix cases (for TSAN=1 runs: every block's 256 threads under ThreadSanitizer are slow)
@@ -88,15 +89,16 @@ std::vector<std::complex<double>> roots(int S) {
 }
 
 template <typename T>
-void runR2C(const DftPass& p0, int forceLines, const std::string& label, std::mt19937& rng) {
+void runR2C(const DftPass& p0, int forceLines, const std::string& label, std::mt19937& rng, int offset = 0) {
     DftPass p = p0;
     if (forceLines > 0) p.fftLines = forceLines;
     const int S = p.S, kd = p.M, N = p.N;
     std::normal_distribution<float> nd;
-    std::vector<T> x(static_cast<size_t>(N) * S);
-    for (auto& v : x) v = fromF<T>(nd(rng));
+    std::vector<T> xs(static_cast<size_t>(N) * S + 1);
+    T* x = xs.data() + offset;  // offset 1: not aligned to 2 elements (the kernel's scalar loads)
+    for (size_t e = 0; e < static_cast<size_t>(N) * S; ++e) x[e] = fromF<T>(nd(rng));
     std::vector<float2> z(static_cast<size_t>(N) * kd, make_float2(NAN, NAN));
-    const cudaError_t err = cuda::launchFftPass<PassKind::kR2C, T>(p, x.data(), z.data(), nullptr, nullptr);
+    const cudaError_t err = cuda::launchFftPass<PassKind::kR2C, T>(p, x, z.data(), nullptr, nullptr);
     const auto w = roots(S);
     double num = 0, den = 0;
     for (int g = 0; g < N; ++g)
@@ -112,12 +114,14 @@ void runR2C(const DftPass& p0, int forceLines, const std::string& label, std::mt
     const double tl = 2e-6;
     if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
     report(err == cudaSuccess && e <= tl, label + " R2C " + tname<T>() + " S=" + std::to_string(S) + " kd=" + std::to_string(kd) +
-                                             " lines=" + std::to_string(N) + " L=" + std::to_string(p.fftLines),
+                                             " lines=" + std::to_string(N) + " L=" + std::to_string(p.fftLines) +
+                                             (offset ? " offset" : ""),
            e, tl);
 }
 
 template <typename T>
-void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const std::string& label, std::mt19937& rng) {
+void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const std::string& label, std::mt19937& rng,
+            int offset = 0) {
     DftPass p = p0;
     if (forceLines > 0) p.fftLines = forceLines;
     const int S = p.S, K = p.K, N = p.N;
@@ -126,11 +130,12 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
     for (auto& v : z) v = make_float2(nd(rng), nd(rng));
     std::vector<T> bias(p.biasMod);
     for (auto& v : bias) v = fromF<T>(nd(rng));
-    std::vector<T> y(static_cast<size_t>(N) * S), y0;
-    for (auto& v : y) v = p.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
-    y0 = y;
-    const cudaError_t err =
-        cuda::launchFftPass<PassKind::kC2R, T>(p, z.data(), y.data(), withBias ? bias.data() : nullptr, nullptr);
+    std::vector<T> ys(static_cast<size_t>(N) * S + 1), y0;
+    T* yp = ys.data() + offset;  // offset 1: not aligned to 2 elements (the kernel's scalar stores)
+    for (size_t e = 0; e < static_cast<size_t>(N) * S; ++e) yp[e] = p.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
+    y0.assign(yp, yp + static_cast<size_t>(N) * S);
+    const cudaError_t err = cuda::launchFftPass<PassKind::kC2R, T>(p, z.data(), yp, withBias ? bias.data() : nullptr, nullptr);
+    const std::vector<T> y(yp, yp + static_cast<size_t>(N) * S);
     const auto w = roots(S);
     double num = 0, den = 0;
     for (int g = 0; g < N; ++g) {
@@ -155,43 +160,43 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
     report(err == cudaSuccess && e <= tol<T>(),
            label + " C2R " + tname<T>() + " S=" + std::to_string(S) + " K=" + std::to_string(K) + " lines=" + std::to_string(N) +
                " L=" + std::to_string(p.fftLines) + (withBias ? " bias" : "") + (p.addY ? " addY" : "") +
-               (p.activation ? " act" + std::to_string(p.activation) : ""),
+               (p.activation ? " act" + std::to_string(p.activation) : "") + (offset ? " offset" : ""),
            e, tol<T>());
 }
 
-// The largest line count per block of the mixed-radix kernel at S (line budget and 48 KB).
-int maxMixedLines(int S) {
+// The largest line count per block at S (line budget and 48 KB).
+int maxLines(int S) {
     int L = cuda::kFftLineBudget / S;
-    while (L > 1 && cuda::fftMixedSmemBytes(S, L) > cuda::kFftSmemLimit) --L;
+    while (L > 1 && cuda::fftSmemBytes(S, L) > cuda::kFftSmemLimit) --L;
     return L;
 }
 
-// fftMixDiv against integer division for every divisor and dividend the kernel can use (<= 8192).
+// fftDiv against integer division for every divisor and dividend the kernel can use (<= 8192).
 void checkMixDiv(bool quick) {
     long long bad = 0;
     const int maxD = quick ? 4097 : 8192;
     for (int d = 1; d <= maxD; ++d) {
         const float inv = 1.f / static_cast<float>(d);
-        for (int a = 0; a <= 8192; ++a) bad += cuda::fftMixDiv(a, inv) != a / d;
+        for (int a = 0; a <= 8192; ++a) bad += cuda::fftDiv(a, inv) != a / d;
     }
     ++checks;
     failures += bad != 0;
-    std::printf("%s fftMixDiv exact for a <= 8192, d <= %d: %lld wrong\n", bad ? "FAIL" : "ok  ", maxD, bad);
+    std::printf("%s fftDiv exact for a <= 8192, d <= %d: %lld wrong\n", bad ? "FAIL" : "ok  ", maxD, bad);
 }
 
-// fftMixRoot(n, P) against float64 e^{2 pi i n / P} for every P <= 4096 and n < P: within an fp32 ulp.
+// fftRoot(n, P) against float64 e^{2 pi i n / P} for every P <= 4096 and n < P: within an fp32 ulp.
 void checkMixRoot() {
     double worst = 0;
     for (int P = 1; P <= 4096; ++P)
         for (int n = 0; n < P; ++n) {
-            const float2 w = cuda::fftMixRoot(n, P);
+            const float2 w = cuda::fftRoot(n, P);
             const std::complex<double> ref = std::polar(1.0, 2.0 * M_PI * n / P);
             worst = std::max(worst, std::abs(std::complex<double>(w.x, w.y) - ref));
         }
     const bool ok = worst <= 1.2e-7;
     ++checks;
     failures += !ok;
-    std::printf("%s fftMixRoot for every P <= 4096, n < P: max abs error %.3e (tol 1.2e-07)\n", ok ? "ok  " : "FAIL", worst);
+    std::printf("%s fftRoot for every P <= 4096, n < P: max abs error %.3e (tol 1.2e-07)\n", ok ? "ok  " : "FAIL", worst);
 }
 
 // 1D layer at S: R2C and C2R of the planner's passes at several kd, lines per block and element types
@@ -211,16 +216,15 @@ void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
         const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
         const DftPass& r2c = sp.fwd[0].pass;
         const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
-        if (!r2c.fft || !c2r.fft || sp.split != 1 || (r2c.fftRadices != 0) != mixed || (c2r.fftRadices != 0) != mixed) {
+        if (!r2c.fft || !c2r.fft || sp.split != 1 || r2c.fftRadices == 0 || c2r.fftRadices != r2c.fftRadices) {
             ++failures;
-            std::printf("FAIL: planner did not choose the %s FFT passes at S=%d kd=%d (split %d)\n", mixed ? "mixed-radix" : "radix-2",
-                        S, kd, sp.split);
+            std::printf("FAIL: planner did not choose the FFT passes at S=%d kd=%d (split %d)\n", S, kd, sp.split);
             continue;
         }
         const std::string l = mixed ? "1D mixed" : "1D";
-        // lines per block: the planner's (0), 1, a few (4; 3 for the mixed kernel: any count), the most
-        const int maxL = mixed ? maxMixedLines(S) : cuda::kFftLineBudget / S;
-        const int few = mixed ? 3 : 4;
+        // lines per block: the planner's (0), 1, a few (3), the most
+        const int maxL = maxLines(S);
+        const int few = 3;
         std::vector<int> Ls = {0, 1};
         if (maxL >= few) Ls.push_back(few);
         if (maxL > few) Ls.push_back(maxL);
@@ -229,6 +233,10 @@ void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
         for (int L : Ls) {
             runR2C<float>(r2c, L, l, rng);
             runC2R<float>(c2r, L, kd, L != 1, l, rng);
+        }
+        if (!tiny && kd == 5) {
+            runR2C<float>(r2c, 0, l, rng, 1);
+            runC2R<float>(c2r, 0, kd, true, l, rng, 1);
         }
         if (!tiny && (!quick || kd == 5)) {
             runR2C<__half>(r2c, 0, l, rng);
@@ -254,7 +262,7 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
         const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
         const DftPass& r2c = sp.fwd[0].pass;
         const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
-        if (!r2c.fft || !c2r.fft || (c2r.fftRadices != 0) != mixed || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
+        if (!r2c.fft || !c2r.fft || c2r.fftRadices == 0 || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
             ++failures;
             std::printf("FAIL: 2D plan at S=%d (fft %d %d, radices %x, biasDiv %d, addY %d)\n", S, r2c.fft, c2r.fft, c2r.fftRadices,
                         c2r.biasDiv, c2r.addY);
@@ -264,6 +272,7 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
         runR2C<float>(r2c, a == 0 ? 0 : 2, l, rng);
         runC2R<float>(c2r, a == 0 ? 0 : 2, kd, true, l, rng);
         if (!tiny) runC2R<__half>(c2r, 0, kd, true, l, rng);
+        if (!tiny && a == 1) runC2R<__half>(c2r, 0, kd, true, l, rng, 1);
     }
 }
 
@@ -290,12 +299,13 @@ int main(int argc, char** argv) {
         return failures ? 1 : 0;
     }
     if (!mixedOnly) {
-        // power of two (radix-2 kernel): up to kFftMaxLen, the planner's limit
-        for (int S : {8, 16, 32, 256, 1024, 4096})
-            if (!quick || S == 8 || S == 256 || S == 4096) run1D(S, quick, rng);
+        // power of two (fftStages: 8: 4 | 16: 8 | 32: 16 | 64: 16 2 | 128: 16 4 | 256: 16 8 | 512: 16 16 |
+        // 1024: 16 16 2 | 4096: 16 16 8): up to kFftMaxLen, the planner's limit
+        for (int S : {8, 16, 32, 64, 128, 256, 512, 1024, 4096})
+            if (!quick || S == 8 || S == 16 || S == 32 || S == 64 || S == 256 || S == 4096) run1D(S, quick, rng);
         for (int S : {16, 128, 2048}) run2D(S, rng);
     }
-    // S = 2 * 2^a 3^b 5^c (mixed-radix kernel). N2 = S / 2 and its stages (fftMixedRadices):
+    // S = 2 * 2^a 3^b 5^c, not a power of two. N2 = S / 2 and its stages (fftStages):
     // 10: 5 | 12: 3 2 | 18: 3 3 (odd) | 30: 3 5 (odd) | 48: 3 4 2 | 96: 3 4 4 | 180: 3 3 5 2 | 250: 5 5 5 (odd) |
     // 360: 3 3 5 4 | 384: 3 4 4 4 | 720: 3 3 5 4 2 | 1000: 5 5 5 4 | 1458: 3^6 (odd) | 1536: 3 4 4 4 4 2 |
     // 2916: 3^6 2 (7 stages) | 3840: 3 5 4 4 4 2 | 4050: 3 3 3 3 5 5 (odd)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the FFT passes' own source (plugins/cuda/fft_pass.cuh, fft_pass_mixed.cuh) on CPU threads (no
-# GPU): fft_pass.cuh, fft_pass_mixed.cuh and common.cuh are compiled as host C++ with the stand-ins here (shim.h: keywords, threadIdx,
+# Runs the FFT passes' own source (plugins/cuda/fft_pass.cuh, fft_radix.cuh) on CPU threads (no
+# GPU): fft_pass.cuh, fft_radix.cuh and common.cuh are compiled as host C++ with the stand-ins here (shim.h: keywords, threadIdx,
 # __syncthreads as a std::barrier, __brev, sincospif; pdl.cuh: launchKernel runs the grid block by
 # block, 256 threads each, NaN-filled shared memory), with the planner (plan_separable.cpp) making the
 # passes; main.cpp checks the results against float64.
@@ -14,7 +14,7 @@ CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 cp tests/gpu/fft_host_emu/{shim.h,pdl.cuh} "$D"/
-cp plugins/cuda/{common.cuh,dft_pass.h,fft_pass.cuh,fft_pass_mixed.cuh,plan_separable.h} "$D"/
+cp plugins/cuda/{common.cuh,dft_pass.h,fft_pass.cuh,fft_radix.cuh,plan_separable.h} "$D"/
 FLAGS="-O2"
 [ "${TSAN:-0}" = 1 ] && FLAGS="-O1 -g -fsanitize=thread"
 ${CXX:-g++} -std=c++20 $FLAGS -c -Iplugins/include plugins/cuda/plan_separable.cpp -o "$D"/plan_separable.o
