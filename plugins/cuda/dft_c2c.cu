@@ -52,6 +52,7 @@ cudaError_t launchSumPartials(float2* spec, int64_t elems, int split, cudaStream
 }
 
 cudaError_t launchC2CPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream) {
+    if (p.fft) return launchFftColumnPass(p, src, dst, stream);
     return launchPass<PassKind::kC2C, float>(p, src, dst, nullptr, stream);
 }
 

@@ -60,16 +60,17 @@ struct DftPass {
     int activation = 0;       // kC2R: core::Activation applied last (0: identity)
     int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
     int tensorCores = 0;      // 1: the products run on tensor cores in 3xTF32 (mma_tf32.cuh), else fp32 FMA
-    // kR2C / kC2R only: 1 runs the pass as an in-shared-memory FFT (fft_pass.cuh) instead of the GEMM.
-    // Set by the planner for S in [kFftMinLen, kFftMaxLen] that is a power of two or 2 * 2^a 3^b 5^c
-    // (plan_separable.h), plain contiguous lines (line g's point t at g * innerStride + t * rowStride),
-    // no resampling and, for R2C, no k split; tileM / tensorCores / kPerSplit are then unused.
+    // 1 runs the pass as an in-shared-memory FFT (fft_pass.cuh) instead of the GEMM (tileM / tensorCores /
+    // kPerSplit are then unused). kR2C / kC2R: S in [kFftMinLen, kFftMaxLen] with S / 2 = 2^a 3^b 5^c,
+    // plain contiguous lines (line g's point t at g * innerStride + t * rowStride), no resampling and, for
+    // R2C, no k split. kC2C (the column FFT): S = 2^a 3^b 5^c in [kFftMinLen, kFftColumnMaxLen], no
+    // resampling, no split (plan_separable.h).
     int fft = 0;
-    // The FFT's stages over N2 = S / 2 complex points: the code of stage s's radix in bits 4s..4s+3
+    // The FFT's stages over N2 = S / 2 (R2C / C2R) or S (C2C) complex points: the code of stage s's radix in bits 4s..4s+3
     // (first stage in the lowest bits, 0 after the last; fftRadixOf decodes: 1 means 16, else the
     // radix 2, 3, 4, 5 or 8).
     int fftRadices = 0;
-    int fftLines = 1;         // lines per block (fftLines * S <= kFftLineBudget, fftSmemBytes <= kFftSmemLimit)
+    int fftLines = 1;         // lines (R2C / C2R) or columns (C2C) per block, within kFftSmemLimit
 };
 
 // The radix of one 4-bit stage code of DftPass::fftRadices (16 does not fit in 4 bits: code 1).
@@ -84,6 +85,14 @@ TURBOFNO_HOST_DEVICE constexpr size_t fftBufValues(size_t n) { return n + n / 16
 constexpr size_t fftSmemBytes(int S, int L) {
     return (fftBufValues(static_cast<size_t>(L) * static_cast<size_t>(S / 2)) + static_cast<size_t>(S / 2 - 1) +
             static_cast<size_t>(S / 4 + 1)) * 8;
+}
+
+// The column FFT (a complex pass as an FFT over W = fftLines columns, fft_pass.cuh): column l's n
+// values at l * pitch + j with an odd pitch (consecutive columns in different banks), then the n - 1
+// stage twiddles.
+TURBOFNO_HOST_DEVICE constexpr int fftColumnPitch(int n) { return n | 1; }
+constexpr size_t fftColumnSmemBytes(int n, int W) {
+    return (static_cast<size_t>(W) * static_cast<size_t>(fftColumnPitch(n)) + static_cast<size_t>(n - 1)) * 8;
 }
 
 // Shared memory of an FFT pass block at most (no opt-in above the 48 KB default).

@@ -57,20 +57,22 @@ __device__ __forceinline__ int fftOpaque(int v) {
     return v;
 }
 
-// The block's lines in shared memory: a stage's source and destination.
+// The block's lines in shared memory: a stage's source and destination. Value j of line l at
+// fftPad(l * pitch + j, padShift).
 struct FftSmemLines {
     static constexpr bool kGlobal = false;
     float2* buf;
-    int N2, padShift;
+    int pitch, padShift;
+    __device__ __forceinline__ float2& at(int l, int j) const { return buf[fftPad(l * pitch + j, padShift)]; }
     // v[r] = z_l[i + r * stride]
     template <int R> __device__ __forceinline__ void load(int l, int i, int stride, float2 (&v)[R]) const {
-        const int base = l * N2 + i;
+        const int base = l * pitch + i;
 #pragma unroll
         for (int r = 0; r < R; ++r) v[r] = buf[fftPad(base + r * stride, padShift)];
     }
     // z_l[d + m * stride] = v[m]
     template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
-        const int base = l * N2 + d;
+        const int base = l * pitch + d;
 #pragma unroll
         for (int m = 0; m < R; ++m) buf[fftPad(base + m * stride, padShift)] = v[m];
     }
@@ -134,52 +136,100 @@ template <typename T> struct FftOutputLines {
     }
 };
 
+// A complex pass's columns (DftPass::b / c views of one outer index): the column FFT's first-stage
+// source (forward) or last-stage destination (inverse). Line l = column c0 + l, value j = row j.
+struct FftColumnsIn {
+    static constexpr bool kGlobal = true;
+    const float2* src;  // + o * outerStride + c0 * innerStride
+    int colStride, rowStride;
+    template <int R> __device__ __forceinline__ void load(int l, int i, int stride, float2 (&v)[R]) const {
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[r] = src[l * colStride + (i + r * stride) * rowStride];
+    }
+};
+struct FftColumnsOut {
+    static constexpr bool kGlobal = true;
+    float2* dst;
+    int colStride, rowStride;
+    template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
+#pragma unroll
+        for (int m = 0; m < R; ++m) dst[l * colStride + (d + m * stride) * rowStride] = v[m];
+    }
+};
+
 // One Stockham stage of radix R over `lines` lines of N2 values, p = product of the earlier radices,
 // tw = this stage's table (tw[(r - 1) p + k] = e^{+2 pi i r k / (p R)}): every thread loads its units
 // from `in`, transforms them, and (after a barrier where SYNC_MID: in and out are the same shared
-// lines) stores them to `out`. The caller places the barrier after the stores.
-template <int R, bool INV, bool SYNC_MID, class In, class Out>
+// lines) stores them to `out`. The caller places the barrier after the stores. Unit u is (line l,
+// unit i of the line): consecutive u run along i (rows: coalesced along a line), or along l where
+// LINE_FAST (columns: consecutive threads read consecutive columns, coalesced across lines).
+template <bool LINE_FAST>
+__device__ __forceinline__ void fftUnit(int u, int M, float invM, int lines, float invLines, int& l, int& i) {
+    if constexpr (LINE_FAST) {
+        i = fftDiv(u, invLines);
+        l = u - i * lines;
+    } else {
+        l = fftDiv(u, invM);
+        i = u - l * M;
+    }
+}
+
+template <int R, bool INV, bool SYNC_MID, bool LINE_FAST, class In, class Out>
 __device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, int p, const In& in, const Out& out) {
     constexpr int kMaxUnits = (kFftMaxPoints / R + kFftThreads - 1) / kFftThreads;
     const int M = N2 / R, units = lines * M;
     const float invM = 1.f / static_cast<float>(M), invP = 1.f / static_cast<float>(p);
+    const float invLines = 1.f / static_cast<float>(lines);
     // initialized: registers written only under `u < units` would count as live around the stage
     // loop in every radix's copy
     float2 v[kMaxUnits][R] = {};
-    int line[kMaxUnits] = {}, dst[kMaxUnits] = {};
+    // every unit's loads first (all in flight together), then the twiddles and DFTs
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
         const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
         if (u < units) {
-            const int l = fftDiv(u, invM), i = u - l * M;
-            const int q = fftDiv(i, invP), k = i - q * p;
+            int l, i;
+            fftUnit<LINE_FAST>(u, M, invM, lines, invLines, l, i);
             in.load(l, i, M, v[j]);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < kMaxUnits; ++j) {
+        const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
+        if (u < units) {
             if (p > 1) {  // the first stage's twiddles are all 1
+                int l, i;
+                fftUnit<LINE_FAST>(u, M, invM, lines, invLines, l, i);
+                const int k = i - fftDiv(i, invP) * p;
 #pragma unroll
                 for (int r = 1; r < R; ++r) v[j][r] = fftTw<INV>(v[j][r], tw[(r - 1) * p + k]);
             }
             fftDft<R, INV>(v[j]);
-            line[j] = l;
-            dst[j] = q * p * R + k;
         }
     }
     if constexpr (SYNC_MID) __syncthreads();
+    // unit u's outputs: line l, positions (i - k) R + k + m p (indices recomputed: fewer live registers)
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
         const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
-        if (u < units) out.store(line[j], dst[j], p, v[j]);
+        if (u < units) {
+            int l, i;
+            fftUnit<LINE_FAST>(u, M, invM, lines, invLines, l, i);
+            const int q = fftDiv(i, invP), k = i - q * p;
+            out.store(l, q * p * R + k, p, v[j]);
+        }
     }
 }
 
-template <bool INV, bool SYNC_MID, class In, class Out>
+template <bool INV, bool SYNC_MID, bool LINE_FAST, class In, class Out>
 __device__ __forceinline__ void fftStageRadix(int R, const float2* tw, int N2, int lines, int p, const In& in, const Out& out) {
     switch (R) {
-        case 2: fftStage<2, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
-        case 3: fftStage<3, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
-        case 4: fftStage<4, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
-        case 5: fftStage<5, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
-        case 8: fftStage<8, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
-        default: fftStage<16, INV, SYNC_MID>(tw, N2, lines, p, in, out); break;
+        case 2: fftStage<2, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
+        case 3: fftStage<3, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
+        case 4: fftStage<4, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
+        case 5: fftStage<5, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
+        case 8: fftStage<8, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
+        default: fftStage<16, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
     }
 }
 
@@ -187,7 +237,7 @@ __device__ __forceinline__ void fftStageRadix(int R, const float2* tw, int N2, i
 // and out: the first stage reads from `first` (x for the R2C, else the shared lines), the last writes
 // to `last` (y for the C2R, else the shared lines), every other stage runs in place on `lines_`.
 // Ends with a barrier unless the last stage writes global memory.
-template <bool INV, class First, class Last>
+template <bool INV, bool LINE_FAST, class First, class Last>
 __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines, unsigned radices, const First& first,
                                              const FftSmemLines& sm, const Last& last) {
     int p = 1;
@@ -199,12 +249,12 @@ __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines
         // the loop and kept live across it, all radices at once
         N2 = fftOpaque(N2);
         if (First::kGlobal && isFirst) {
-            fftStageRadix<INV, false>(R, t, N2, lines, p, first, sm);
+            fftStageRadix<INV, false, LINE_FAST>(R, t, N2, lines, p, first, sm);
             __syncthreads();
         } else if (Last::kGlobal && isLast) {
-            fftStageRadix<INV, false>(R, t, N2, lines, p, sm, last);
+            fftStageRadix<INV, false, LINE_FAST>(R, t, N2, lines, p, sm, last);
         } else {
-            fftStageRadix<INV, true>(R, t, N2, lines, p, sm, sm);
+            fftStageRadix<INV, true, LINE_FAST>(R, t, N2, lines, p, sm, sm);
             __syncthreads();
         }
         p *= R;
@@ -212,7 +262,8 @@ __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines
 }
 
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
-// entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then root[k] = e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
+// entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
+// e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
 __device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices) {
     int p = 1;
     for (; radices != 0; radices >>= 4) {
@@ -223,7 +274,8 @@ __device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, 
         }
         p = P;
     }
-    for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += kFftThreads) root[k] = fftRoot(k, 2 * N2);
+    if (root)
+        for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += kFftThreads) root[k] = fftRoot(k, 2 * N2);
 }
 
 // Whether a view's lines allow the 2-element loads / stores: unit point stride, an even line stride,
@@ -236,7 +288,7 @@ template <typename T> __device__ __forceinline__ bool fftPairs(const void* base,
 // bias unused. KIND = kC2R: src = the spectrum (float2, p.K bins read per line), dst = y (T), bias
 // per line (biasDiv / biasMod) or null. Grid: ceil(p.N / p.fftLines) blocks of kFftThreads.
 template <PassKind KIND, typename T>
-__global__ void __launch_bounds__(kFftThreads, 3) fftPassKernel(DftPass p, const void* __restrict__ src,
+__global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const void* __restrict__ src,
                                                              void* __restrict__ dst, const T* __restrict__ bias) {
     static_assert(KIND == PassKind::kR2C || KIND == PassKind::kC2R, "FFT passes are the real last-axis passes");
     extern __shared__ __align__(16) float fftSmem[];
@@ -249,14 +301,14 @@ __global__ void __launch_bounds__(kFftThreads, 3) fftPassKernel(DftPass p, const
     const int tid = static_cast<int>(threadIdx.x);
     const int line0 = static_cast<int>(blockIdx.x) * L;
     const int lines = min(L, p.N - line0);  // lines of this block (the last block may have fewer)
-    const FftSmemLines sm{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};
+    const FftSmemLines sm{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};  // padded for powers of two
 
     fftFillTables(tw, root, N2, radices);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
     gridDependencyWait();
 
     if constexpr (KIND == PassKind::kR2C) {
         const FftInputLines<T> in{static_cast<const T*>(src), line0, p.b.innerStride, p.b.rowStride, fftPairs<T>(src, p.b)};
-        fftTransform<false>(tw, N2, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
+        fftTransform<false, false>(tw, N2, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
         allowDependentLaunch();
         // kept bins k < kd (<= N2 + 1) of each line, from Z[k] and Z[N2 - k] (natural order)
         const int kd = p.M;
@@ -288,35 +340,49 @@ __global__ void __launch_bounds__(kFftThreads, 3) fftPassKernel(DftPass p, const
         const int K = p.K;               // bins read per line (min(kd, S/2 + 1))
         const int half = N2 / 2 + 1;     // units k = 0..N2/2, each packing Z'[k] and Z'[N2 - k]
         const float invHalf = 1.f / static_cast<float>(half);
-        for (int i = tid; i < lines * half; i += kFftThreads) {
-            const int l = fftDiv(i, invHalf), k = i - l * half;
-            const int base = (line0 + l) * p.b.innerStride;
-            float2 xa = make_float2(0.f, 0.f), xb = make_float2(0.f, 0.f);  // X[k], X[N2 - k]
-            if (k < K) xa = zin[base + k * p.b.rowStride];
-            if (N2 - k < K) xb = zin[base + (N2 - k) * p.b.rowStride];
-            if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
-                xa.y = 0.f;
-                xb.y = 0.f;
+        constexpr int kBatch = 4;        // units per thread whose loads are in flight together
+        for (int i0 = tid; i0 < lines * half; i0 += kBatch * kFftThreads) {
+            float2 xa[kBatch], xb[kBatch];  // X[k], X[N2 - k]
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                const int i = i0 + b * kFftThreads;
+                const int l = fftDiv(i, invHalf), k = i - l * half;
+                const int base = (line0 + l) * p.b.innerStride;
+                xa[b] = xb[b] = make_float2(0.f, 0.f);
+                if (i < lines * half) {
+                    if (k < K) xa[b] = zin[base + k * p.b.rowStride];
+                    if (N2 - k < K) xb[b] = zin[base + (N2 - k) * p.b.rowStride];
+                }
             }
-            const int row = l * N2;
-            const float2 w = root[k];  // e^{+2 pi i k / S}
-            {
-                const float2 s = make_float2(xa.x + xb.x, xa.y - xb.y);   // X[k] + conj X[N2-k]
-                const float2 dw = cmul(make_float2(xa.x - xb.x, xa.y + xb.y), w);
-                buf[fftPad(row + k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
-            }
-            if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
-                const float2 w2 = make_float2(-w.x, w.y);                 // e^{+2 pi i (N2 - k) / S} = -conj(w)
-                const float2 s = make_float2(xb.x + xa.x, xb.y - xa.y);
-                const float2 dw = cmul(make_float2(xb.x - xa.x, xb.y + xa.y), w2);
-                buf[fftPad(row + N2 - k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                const int i = i0 + b * kFftThreads;
+                if (i >= lines * half) break;
+                const int l = fftDiv(i, invHalf), k = i - l * half;
+                if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
+                    xa[b].y = 0.f;
+                    xb[b].y = 0.f;
+                }
+                const int row = l * N2;
+                const float2 w = root[k];  // e^{+2 pi i k / S}
+                {
+                    const float2 s = make_float2(xa[b].x + xb[b].x, xa[b].y - xb[b].y);   // X[k] + conj X[N2-k]
+                    const float2 dw = cmul(make_float2(xa[b].x - xb[b].x, xa[b].y + xb[b].y), w);
+                    buf[fftPad(row + k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
+                }
+                if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
+                    const float2 w2 = make_float2(-w.x, w.y);                 // e^{+2 pi i (N2 - k) / S} = -conj(w)
+                    const float2 s = make_float2(xb[b].x + xa[b].x, xb[b].y - xa[b].y);
+                    const float2 dw = cmul(make_float2(xb[b].x - xa[b].x, xb[b].y + xa[b].y), w2);
+                    buf[fftPad(row + N2 - k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);
+                }
             }
         }
         allowDependentLaunch();
         __syncthreads();
         const FftOutputLines<T> out{static_cast<T*>(dst), bias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
                                     p.scale, p.biasDiv, p.biasMod, p.addY, p.activation};
-        fftTransform<true>(tw, N2, lines, radices, sm, sm, out);
+        fftTransform<true, false>(tw, N2, lines, radices, sm, sm, out);
     }
 }
 
@@ -343,6 +409,91 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
     return launchKernel(fftPassKernel<KIND, T>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p, src,
                         dst, bias);
+}
+
+// The column FFT: a complex pass (kC2C, a leading axis of n = p.S points, n = 2^a 3^b 5^c) as FFTs
+// over W = p.fftLines columns per block. Block = (outer index o, columns c0 .. c0 + W - 1 of the view's
+// `inner` columns); column l's n values sit in shared memory at l * pitch + j (pitch odd, so that the
+// column-fast unit order below is free of bank conflicts), and the stages run with consecutive threads
+// on consecutive columns (LINE_FAST): every global access is coalesced across columns.
+//  forward (p.inverse = 0, K = n input rows): the first stage loads B's rows straight from global
+//    memory; after the last stage the M kept rows m are written from spectrum index passMap(m, mP, mOff)
+//    (low block, then the high block ending at n - 1).
+//  inverse (p.inverse = 1, M = n output rows): the columns are zeroed, the K kept rows k scattered to
+//    spectrum index passMap(k, kP, kOff) (dropped at or beyond kLimit), and the last stage writes C's
+//    rows directly. No scale (as dftPassKernel<kC2C>).
+template <bool INV>
+__global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, const float2* __restrict__ src,
+                                                                   float2* __restrict__ dst) {
+    extern __shared__ __align__(16) float fftSmem[];
+    const int n = p.S, W = p.fftLines, pitch = fftColumnPitch(n);
+    const unsigned radices = static_cast<unsigned>(p.fftRadices);
+    float2* buf = reinterpret_cast<float2*>(fftSmem);
+    float2* tw = buf + W * pitch;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int inner = p.b.inner, tiles = (inner + W - 1) / W;
+    const int o = static_cast<int>(blockIdx.x) / tiles, c0 = (static_cast<int>(blockIdx.x) - o * tiles) * W;
+    const int lines = min(W, inner - c0);
+    const float invLines = 1.f / static_cast<float>(lines);
+    const FftSmemLines sm{buf, pitch, 31};
+    const int bBase = o * p.b.outerStride + c0 * p.b.innerStride, cBase = o * p.c.outerStride + c0 * p.c.innerStride;
+
+    fftFillTables(tw, nullptr, n, radices);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    gridDependencyWait();
+
+    if constexpr (!INV) {
+        const FftColumnsIn in{src + bBase, p.b.innerStride, p.b.rowStride};
+        fftTransform<false, true>(tw, n, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
+        allowDependentLaunch();
+        for (int e = tid; e < p.M * lines; e += kFftThreads) {
+            const int m = fftDiv(e, invLines), l = e - m * lines;
+            dst[cBase + l * p.c.innerStride + m * p.c.rowStride] = sm.at(l, m < p.mP ? m : m + p.mOff);
+        }
+    } else {
+        for (int e = tid; e < lines * pitch; e += kFftThreads) buf[e] = make_float2(0.f, 0.f);
+        __syncthreads();
+        constexpr int kBatch = 4;  // rows per thread whose loads are in flight together
+        for (int e0 = tid; e0 < p.K * lines; e0 += kBatch * kFftThreads) {
+            float2 v[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                const int e = e0 + b * kFftThreads;
+                const int k = fftDiv(e, invLines), l = e - k * lines;
+                v[b] = e < p.K * lines ? src[bBase + l * p.b.innerStride + k * p.b.rowStride] : make_float2(0.f, 0.f);
+            }
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                const int e = e0 + b * kFftThreads;
+                const int k = fftDiv(e, invLines), l = e - k * lines;
+                const int f = k < p.kP ? k : k + p.kOff;
+                if (e < p.K * lines && f < p.kLimit) sm.at(l, f) = v[b];
+            }
+        }
+        allowDependentLaunch();
+        __syncthreads();
+        const FftColumnsOut out{dst + cBase, p.c.innerStride, p.c.rowStride};
+        fftTransform<true, true>(tw, n, lines, radices, sm, sm, out);
+    }
+}
+
+// Launch of one column FFT pass (DftPass::fft on a kC2C pass): (N / inner) * ceil(inner / fftLines)
+// blocks, fftColumnSmemBytes of dynamic shared memory (<= 48 KB).
+inline cudaError_t launchFftColumnPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream) {
+    int prod = 1, stages = 0;
+    for (unsigned r = static_cast<unsigned>(p.fftRadices); r != 0; r >>= 4, ++stages) prod *= fftRadixOf(r & 15u);
+    const bool fwdOk = !p.inverse && p.K == p.S && p.M <= p.S;
+    const bool invOk = p.inverse && p.M == p.S;
+    if (p.fftLines < 1 || p.b.inner < 1 || p.N % p.b.inner != 0 || stages < 1 || stages > kFftMaxStages || prod != p.S ||
+        static_cast<int64_t>(p.fftLines) * p.S > kFftMaxPoints || (!fwdOk && !invOk) ||
+        fftColumnSmemBytes(p.S, p.fftLines) > kFftSmemLimit)
+        return cudaErrorInvalidConfiguration;
+    const int64_t blocks = static_cast<int64_t>(p.N / p.b.inner) * ((p.b.inner + p.fftLines - 1) / p.fftLines);
+    const size_t smem = fftColumnSmemBytes(p.S, p.fftLines);
+    if (p.inverse)
+        return launchKernel(fftColumnPassKernel<true>, dim3(static_cast<unsigned>(blocks)), dim3(kFftThreads), smem, stream, p,
+                            static_cast<const float2*>(src), static_cast<float2*>(dst));
+    return launchKernel(fftColumnPassKernel<false>, dim3(static_cast<unsigned>(blocks)), dim3(kFftThreads), smem, stream, p,
+                        static_cast<const float2*>(src), static_cast<float2*>(dst));
 }
 
 }  // namespace cuda

@@ -94,7 +94,22 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fftLines = static_cast<int>(L);
 }
 
+// Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT
+// (fft_pass.cuh): W columns per block, a power of two up to 64 with W * n <= 4096 (at most `inner`),
+// fewer (down to 4: 32-byte rows) where the grid would have less than kFftTargetBlocks blocks.
+void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
+    p.fft = 1;
+    p.fftRadices = fftStages(n);
+    int64_t W = 1;
+    while (W < 64 && 2 * W * n <= kFftColumnPoints) W *= 2;
+    W = std::min(W, inner);
+    while (W > 4 && outer * ceilDiv(inner, W) < kFftTargetBlocks) W /= 2;
+    p.fftLines = static_cast<int>(W);
+}
+
 }  // namespace
+
+bool fftColumnLength(int64_t n) { return n >= kFftMinLen && n <= kFftColumnMaxLen && fftStages(n) != 0; }
 
 int fftStages(int64_t n2) {
     if (n2 < 2) return 0;
@@ -204,6 +219,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mOff = static_cast<int>(S[j] - K[j]);
         st.pass.b = view(inner, S[j] * inner, 1, inner);
         st.pass.c = view(inner, K[j] * inner, 1, inner);
+        if (fftOn && fftColumnLength(S[j])) makeFftColumnPass(st.pass, outer, inner, S[j]);
         st.src = sp.fwd[sp.nFwd - 2].dst;
         st.dst = j == 0 ? Buffer::kSpecIn : other(st.src);
         bufs.need(st.dst, outer * K[j] * inner);
@@ -225,6 +241,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.inverse = 1;
         st.pass.b = view(in, K[j] * in, 1, in);
         st.pass.c = view(in, T[j] * in, 1, in);
+        if (fftOn && fftColumnLength(S[j]) && T[j] == S[j]) makeFftColumnPass(st.pass, outer, in, S[j]);
         st.src = prev;
         st.dst = prev == Buffer::kA ? Buffer::kB : Buffer::kA;
         bufs.need(st.dst, outer * T[j] * in);

@@ -43,6 +43,10 @@ constexpr int kFftMinLen = 8;
 constexpr int kFftMaxLen = 4096;
 constexpr int kFftLineBudget = 8192;
 constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H200
+// Column FFTs (complex leading-axis passes as FFTs, fft_pass.cuh): n = 2^a 3^b 5^c points, n <= 1024
+// (at least 4 columns of 8 bytes per block: 32-byte rows), W * n <= kFftColumnPoints values per block.
+constexpr int kFftColumnMaxLen = 1024;
+constexpr int kFftColumnPoints = 4096;
 
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
@@ -52,6 +56,9 @@ void setSplitStepsOverride(int steps);
 // Whether the separable algorithm runs the last axis of `shape` as FFT passes (fftLength, kept bins
 // within 0..S/2, no resampling; setFftPassOverride).
 bool lastAxisUsesFft(const core::SpectralConvShape& shape);
+// Whether a complex pass over an axis of n points runs as a column FFT: kFftMinLen <= n <=
+// kFftColumnMaxLen and n = 2^a 3^b 5^c (the planner also needs no resampling of that axis).
+bool fftColumnLength(int64_t n);
 // Whether the FFT passes take a last axis of S points: kFftMinLen <= S <= kFftMaxLen and S a power of
 // two or S = 2 * 2^a 3^b 5^c.
 bool fftLength(int64_t S);

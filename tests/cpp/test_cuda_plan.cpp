@@ -270,19 +270,36 @@ void testFftPasses() {
     expect(sep(makeShape({48, 48}, {24, 12}, 1, 8, 8)).fwd[0].pass.fftLines == 1, "1x8x48x48: 1 line per block (384 lines in all)");
     expect(sep(makeShape({3840}, {64}, 32, 64, 64)).fwd[0].pass.fftLines == 1 && sep(makeShape({1000}, {64}, 64, 64, 64)).fwd[0].pass.fftLines == 8,
            "3840-point lines: 1 per block (48 KB); 1000-point lines: 8 (line budget)");
-    // the 2D / 3D chains: only the last axis' passes
+    // the 2D / 3D chains: FFTs on every axis (leading axes as column FFTs)
     const cuda::SeparablePlan s3 = sep(makeShape({32, 32, 64}, {8, 8, 16}, 1, 4, 4));
-    expect(s3.fwd[0].pass.fft && !s3.fwd[1].pass.fft && !s3.fwd[2].pass.fft && !s3.inv[0].pass.fft && !s3.inv[1].pass.fft &&
-               s3.inv[2].pass.fft,
-           "3D: FFT only on the last axis' R2C and C2R");
+    expect(s3.fwd[0].pass.fft && s3.fwd[1].pass.fft && s3.fwd[2].pass.fft && s3.inv[0].pass.fft && s3.inv[1].pass.fft &&
+               s3.inv[2].pass.fft && s3.fwd[1].pass.fftRadices == 0x21 && s3.inv[0].pass.fftRadices == 0x21,
+           "3D 32x32x64: FFTs on all three axes (32 = 16 x 2 on the leading ones)");
     const cuda::SeparablePlan s3m = sep(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
-    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && !s3m.fwd[1].pass.fft && s3m.inv[2].pass.fft && !s3m.inv[1].pass.fft,
-           "3D 48^3: mixed-radix FFT only on the last axis");
+    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && s3m.fwd[1].pass.fft && s3m.fwd[1].pass.fftRadices == 0x443 &&
+               s3m.inv[2].pass.fft && s3m.inv[1].pass.fft,
+           "3D 48^3: mixed-radix FFTs on every axis (48 = 3 x 4 x 4 on the leading ones)");
+    // column FFTs: W columns per block (a power of two up to 64, W * n <= 4096, at most the view's
+    // columns; fewer for small grids, down to 4); lengths 8..1024 of 2^a 3^b 5^c; no resampling
+    const cuda::SeparablePlan s2 = sep(makeShape({256, 256}, {64, 32}, 16, 32, 32));
+    expect(s2.fwd[1].pass.fft && s2.fwd[1].pass.fftLines == 16 && s2.fwd[1].pass.b.inner == 32 && s2.inv[0].pass.fftLines == 16,
+           "16x32x256x256: column FFTs of 16 columns per block");
+    expect(sep(makeShape({128, 128}, {32, 17}, 1, 4, 4)).fwd[1].pass.fftLines == 4, "1x4x128x128: 4 columns per block (small grid)");
+    expect(sep(makeShape({64, 16}, {24, 7}, 1, 2, 2)).fwd[1].pass.fftLines == 3, "1x2x64x16: a partial tile of the 7 columns");
+    expect(!sep(makeShape({2048, 16}, {64, 9}, 1, 4, 4)).fwd[1].pass.fft && !sep(makeShape({14, 16}, {8, 9}, 1, 4, 4)).fwd[1].pass.fft &&
+               sep(makeShape({1024, 16}, {64, 9}, 1, 4, 4)).fwd[1].pass.fft && sep(makeShape({45, 16}, {20, 9}, 1, 4, 4)).fwd[1].pass.fft,
+           "column FFT lengths: 1024 and 45 yes, 2048 and 14 (factor 7) no");
+    expect(cuda::fftColumnLength(8) && !cuda::fftColumnLength(4) && cuda::fftColumnLength(125) && !cuda::fftColumnLength(1030),
+           "fftColumnLength: 8..1024, 2^a 3^b 5^c");
     // resampling of the last axis: the C2R runs at T_d -> DFT pass; R2C (at S_d) still FFT
     core::SpectralConvShape r = makeShape({64, 64}, {16, 9});
     r.outSpatial[1] = 128;
     const cuda::SeparablePlan sr = sep(r);
     expect(sr.fwd[0].pass.fft && !sr.inv[1].pass.fft, "last axis resampled 64 -> 128: FFT R2C, DFT C2R");
+    core::SpectralConvShape rlead = makeShape({64, 64}, {16, 9});
+    rlead.outSpatial[0] = 32;
+    const cuda::SeparablePlan sr0 = sep(rlead);
+    expect(sr0.fwd[1].pass.fft && !sr0.inv[0].pass.fft, "leading axis resampled 64 -> 32: column FFT forward, DFT inverse");
     expect(!cuda::lastAxisUsesFft(r), "last axis resampled: lastAxisUsesFft false");
     core::SpectralConvShape rm = makeShape({40}, {9});
     rm.outSpatial[0] = 60;

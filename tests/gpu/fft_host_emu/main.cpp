@@ -276,6 +276,73 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
     }
 }
 
+// The column FFT (complex leading-axis passes, fftColumnPassKernel): every C2C pass the planner marks
+// as an FFT in a 2D / 3D shape, on random complex input laid out per the pass's views, against the
+// float64 sums of the pass's definition C[col, m] = sum_k e^{-+2 pi i f(m) g(k) / S} B[col, k]
+// (f, g: passMap of the kept low / high blocks; inputs at or beyond kLimit dropped).
+void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int32_t> low, int64_t n, int64_t c,
+                std::mt19937& rng) {
+    core::SpectralConvShape sh;
+    sh.rank = static_cast<int>(S.size());
+    for (size_t j = 0; j < S.size(); ++j) {
+        sh.spatial[j] = S[j];
+        sh.kept[j] = K[j];
+    }
+    sh.batch = n;
+    sh.inChannels = c;
+    sh.outChannels = c;
+    core::SpectralConvAttrs attrs;
+    attrs.rank = sh.rank;
+    for (size_t j = 0; j < S.size(); ++j) attrs.modesLow[j] = low[j];
+    const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+    std::string dims;
+    for (int64_t v : S) dims += (dims.empty() ? "" : "x") + std::to_string(v);
+    int tested = 0;
+    for (int i = 0; i < sp.nFwd + sp.nInv; ++i) {
+        const DftPass& p = i < sp.nFwd ? sp.fwd[i].pass : sp.inv[i - sp.nFwd].pass;
+        if (i == 0 || i == sp.nFwd + sp.nInv - 1) continue;  // the real passes
+        if (!p.fft) {
+            ++failures;
+            std::printf("FAIL: %s pass %d (S=%d) is not a column FFT\n", dims.c_str(), i, p.S);
+            continue;
+        }
+        ++tested;
+        const int64_t outer = p.N / p.b.inner;
+        const size_t bElems = static_cast<size_t>(outer) * p.b.outerStride, cElems = static_cast<size_t>(outer) * p.c.outerStride;
+        std::normal_distribution<float> nd;
+        std::vector<float2> b(bElems), cOut(cElems, make_float2(NAN, NAN));
+        for (auto& v : b) v = make_float2(nd(rng), nd(rng));
+        const cudaError_t err = cuda::launchFftColumnPass(p, b.data(), cOut.data(), nullptr);
+        double num = 0, den = 0;
+        const double sign = p.inverse ? 1.0 : -1.0;
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t cc = 0; cc < p.b.inner; ++cc)
+                for (int m = 0; m < p.M; ++m) {
+                    const int64_t fm = m < p.mP ? m : m + p.mOff;
+                    std::complex<double> acc = 0;
+                    for (int k = 0; k < p.K; ++k) {
+                        const int64_t gk = k < p.kP ? k : k + p.kOff;
+                        if (gk >= p.kLimit) continue;
+                        const float2 v = b[o * p.b.outerStride + cc * p.b.innerStride + static_cast<int64_t>(k) * p.b.rowStride];
+                        acc += std::complex<double>(v.x, v.y) * std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>((fm * gk) % p.S) / p.S);
+                    }
+                    const float2 g = cOut[o * p.c.outerStride + cc * p.c.innerStride + static_cast<int64_t>(m) * p.c.rowStride];
+                    num += std::norm(std::complex<double>(g.x, g.y) - acc);
+                    den += std::norm(acc);
+                }
+        const double e = std::sqrt(num / std::max(den, 1e-300));
+        worstF32 = std::max(worstF32, e);
+        report(err == cudaSuccess && e <= 2e-6,
+               "columns " + dims + (p.inverse ? " inverse" : " forward") + " S=" + std::to_string(p.S) + " M=" + std::to_string(p.M) +
+                   " K=" + std::to_string(p.K) + " inner=" + std::to_string(p.b.inner) + " W=" + std::to_string(p.fftLines),
+               e, 2e-6);
+    }
+    if (tested == 0) {
+        ++failures;
+        std::printf("FAIL: %s has no column FFT pass\n", dims.c_str());
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -291,6 +358,18 @@ int main(int argc, char** argv) {
         }
     }
     std::mt19937 rng(1234);
+    // column FFTs: powers of two, mixed and odd lengths, asymmetric low / high blocks, a partial last
+    // column tile (inner 7 or 12 of W), 3D (the middle axis: inner kd; the first: inner K_1 kd)
+    runColumns({64, 16}, {24, 7}, {10, 7}, 2, 3, rng);
+    runColumns({45, 10}, {20, 6}, {10, 6}, 1, 5, rng);
+    if (!tiny) {
+        runColumns({256, 64}, {64, 32}, {32, 32}, 1, 2, rng);
+        runColumns({250, 16}, {80, 9}, {40, 9}, 1, 3, rng);
+        runColumns({48, 48, 24}, {24, 24, 12}, {12, 12, 12}, 1, 2, rng);
+        runColumns({96, 16, 16}, {32, 16, 9}, {16, 8, 9}, 1, 2, rng);
+        runColumns({8, 1024}, {8, 3}, {4, 3}, 1, 2, rng);
+        runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
+    }
     if (tiny) {
         for (int S : {10, 48, 180}) run1D(S, true, rng, true);
         run2D(12, rng, true);
