@@ -81,10 +81,11 @@ TURBOFNO_HOST_DEVICE constexpr int fftRadixOf(unsigned code) { return code == 1u
 TURBOFNO_HOST_DEVICE constexpr size_t fftBufValues(size_t n) { return n + n / 16 + 1; }
 
 // Dynamic shared memory of one FFT pass block (fft_pass.cuh): L lines of S / 2 complex values (padded),
-// S / 2 - 1 stage twiddles and S / 4 + 1 roots e^{2 pi i k / S}, 8 bytes each.
+// S / 2 - 1 stage twiddles and S / 4 + 1 roots e^{2 pi i k / S}, 8 bytes each, then L floats (C2R: the
+// lines' bias values).
 constexpr size_t fftSmemBytes(int S, int L) {
     return (fftBufValues(static_cast<size_t>(L) * static_cast<size_t>(S / 2)) + static_cast<size_t>(S / 2 - 1) +
-            static_cast<size_t>(S / 4 + 1)) * 8;
+            static_cast<size_t>(S / 4 + 1)) * 8 + static_cast<size_t>(L) * 4;
 }
 
 // The column FFT (a complex pass as an FFT over W = fftLines columns, fft_pass.cuh): column l's n

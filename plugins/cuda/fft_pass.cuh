@@ -22,7 +22,7 @@
 //    first radix is even (powers of two: the stride-R writes of the p = 1 stage and the stride-8 ones
 //    of p = 8 are then conflict-free), at e otherwise (odd radices first: their p = 1 writes are
 //    conflict-free unpadded).
-//  - Tables (shared memory, filled before the grid-dependency wait): stage twiddles
+//  - Tables (shared memory, filled before the grid-dependency wait; then, C2R, each line's bias): stage twiddles
 //    tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P} (N2 - 1 entries in all) and roots
 //    root[k] = e^{+2 pi i k / S}, k <= N2 / 2, each from an exact integer fraction (fftRoot).
 //  R2C: X[k] = (Z[k] + conj Z[N2-k]) / 2 + e^{-2 pi i k / S} (Z[k] - conj Z[N2-k]) / (2i) for the kept
@@ -95,15 +95,16 @@ template <typename T> struct FftInputLines {
     }
 };
 
-// The C2R's output y as the last stage's destination, with the epilogue act(scale * v + bias [+ y]).
+// The C2R's output y as the last stage's destination, with the epilogue act(scale * v + bias [+ y])
+// (lineBias: the block's per-line bias values in shared memory, looked up once per line).
 template <typename T> struct FftOutputLines {
     static constexpr bool kGlobal = true;
     T* y;
-    const T* bias;
+    const float* lineBias;
     int line0, lineStride, pointStride;
     bool pairs;
     float scale;
-    int biasDiv, biasMod, addY, activation;
+    int addY, activation;
     __device__ __forceinline__ float2 finish(float2 v, float b, float2 old) const {
         float a0 = fmaf(v.x, scale, b), a1 = fmaf(v.y, scale, b);
         if (addY) {
@@ -114,9 +115,7 @@ template <typename T> struct FftOutputLines {
     }
     template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
         const int g = line0 + l;
-        const float b = bias ? toFloat(bias[(static_cast<unsigned>(g) / static_cast<unsigned>(biasDiv)) %
-                                            static_cast<unsigned>(biasMod)])
-                             : 0.f;
+        const float b = lineBias[l];
         T* line = y + g * lineStride;
 #pragma unroll
         for (int m = 0; m < R; ++m) {
@@ -298,6 +297,7 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     float2* buf = reinterpret_cast<float2*>(fftSmem);
     float2* tw = buf + fftBufValues(static_cast<size_t>(L) * N2);
     float2* root = tw + (N2 - 1);
+    float* lineBias = reinterpret_cast<float*>(root + (N2 / 2 + 1));  // C2R: L values
     const int tid = static_cast<int>(threadIdx.x);
     const int line0 = static_cast<int>(blockIdx.x) * L;
     const int lines = min(L, p.N - line0);  // lines of this block (the last block may have fewer)
@@ -336,7 +336,11 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         }
     } else {
         const float2* zin = static_cast<const float2*>(src);
-        __syncthreads();                 // the pack below reads root[] (written by other threads)
+        for (int l = tid; l < lines; l += kFftThreads)
+            lineBias[l] = bias ? toFloat(bias[(static_cast<unsigned>(line0 + l) / static_cast<unsigned>(p.biasDiv)) %
+                                              static_cast<unsigned>(p.biasMod)])
+                               : 0.f;
+        __syncthreads();                 // the pack below reads root[] (written by other threads), the epilogue lineBias[]
         const int K = p.K;               // bins read per line (min(kd, S/2 + 1))
         const int half = N2 / 2 + 1;     // units k = 0..N2/2, each packing Z'[k] and Z'[N2 - k]
         const float invHalf = 1.f / static_cast<float>(half);
@@ -380,8 +384,8 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         }
         allowDependentLaunch();
         __syncthreads();
-        const FftOutputLines<T> out{static_cast<T*>(dst), bias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
-                                    p.scale, p.biasDiv, p.biasMod, p.addY, p.activation};
+        const FftOutputLines<T> out{static_cast<T*>(dst), lineBias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
+                                    p.scale, p.addY, p.activation};
         fftTransform<true, false>(tw, N2, lines, radices, sm, sm, out);
     }
 }

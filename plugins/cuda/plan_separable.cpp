@@ -84,14 +84,18 @@ int log2i(int64_t v) {
     while ((int64_t{1} << r) < v) ++r;
     return r;
 }
+// The largest radix for a block of `points` complex values: units of 16 only while they keep the 256
+// threads busy (a 1024-point line at 4 per block ran its radix-16 stages on half the threads).
+int fftMaxRadix(int64_t points) { return points >= 4096 ? 16 : points >= 2048 ? 8 : 4; }
+
 // Marks a real last-axis pass over `lines` lines of length S (fftLength) as an FFT pass (fft_pass.cuh).
 void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fft = 1;
-    p.fftRadices = fftStages(S / 2);
     int64_t L = kFftLineBudget / S;
     while (L > 1 && fftSmemBytes(static_cast<int>(S), static_cast<int>(L)) > kFftSmemLimit) --L;
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
+    p.fftRadices = fftStages(S / 2, fftMaxRadix(L * (S / 2)));
 }
 
 // Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT
@@ -99,19 +103,19 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
 // fewer (down to 4: 32-byte rows) where the grid would have less than kFftTargetBlocks blocks.
 void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
     p.fft = 1;
-    p.fftRadices = fftStages(n);
     int64_t W = 1;
     while (W < 64 && 2 * W * n <= kFftColumnPoints) W *= 2;
     W = std::min(W, inner);
     while (W > 4 && outer * ceilDiv(inner, W) < kFftTargetBlocks) W /= 2;
     p.fftLines = static_cast<int>(W);
+    p.fftRadices = fftStages(n, fftMaxRadix(W * n));
 }
 
 }  // namespace
 
 bool fftColumnLength(int64_t n) { return n >= kFftMinLen && n <= kFftColumnMaxLen && fftStages(n) != 0; }
 
-int fftStages(int64_t n2) {
+int fftStages(int64_t n2, int maxRadix) {
     if (n2 < 2) return 0;
     int count[6] = {};  // factors 2, 3, 5
     for (int f : {2, 3, 5})
@@ -122,9 +126,11 @@ int fftStages(int64_t n2) {
     if (n2 != 1) return 0;
     int radices[8], n = 0;
     if (count[3] == 0 && count[5] == 0) {
-        // a power of two: 16s, then one 8, 4 or 2 (fft_pass.cuh pads its shared lines for these)
-        for (int i = 0; i < count[2] / 4; ++i) radices[n++] = 16;
-        if (count[2] % 4) radices[n++] = 1 << (count[2] % 4);
+        // a power of two: maxRadix (16, 8 or 4) as often as it divides, then one smaller power of two
+        // (fft_pass.cuh pads its shared lines for these)
+        const int b = maxRadix >= 16 ? 4 : maxRadix >= 8 ? 3 : 2;
+        for (int i = 0; i < count[2] / b; ++i) radices[n++] = 1 << b;
+        if (count[2] % b) radices[n++] = 1 << (count[2] % b);
     } else {
         if (count[5] + count[3] + (count[2] + 1) / 2 > 7) return 0;  // 7: fft_pass.cuh's kFftMaxStages
         for (int i = 0; i < count[3]; ++i) radices[n++] = 3;

@@ -63,11 +63,12 @@ bool fftColumnLength(int64_t n);
 // two or S = 2 * 2^a 3^b 5^c.
 bool fftLength(int64_t S);
 // The FFT's stages for a complex length n2 = 2^a 3^b 5^c (DftPass::fftRadices: 4-bit radix codes, first
-// stage lowest, fftRadixOf): a power of two as 16s and then one 8, 4 or 2 (2 stages for S = 256 / 512);
+// stage lowest, fftRadixOf): a power of two as maxRadix (16, 8 or 4; the planner caps it by the block's
+// points) as often as it divides and then one smaller power of two;
 // otherwise the 3s, then the 5s, then the 4s, a single 2 last (odd radices first: their p = 1 writes are
 // conflict-free unpadded; 3s before 5s had fewer bank conflicts at 180, 360, 720 points). 0 for n2 < 2,
 // another prime factor or (not a power of two) more than 7 stages.
-int fftStages(int64_t n2);
+int fftStages(int64_t n2, int maxRadix = 16);
 // Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
 // 1 whenever possible.
 void setFftPassOverride(int mode);

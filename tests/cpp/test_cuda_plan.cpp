@@ -224,9 +224,11 @@ void testFftPasses() {
             for (; n2 % 3 == 0; n2 /= 3) want.push_back(3);
             for (; n2 % 5 == 0; n2 /= 5) want.push_back(5);
             for (; n2 % 2 == 0; n2 /= 2) ++twos;
-            if (pow2) {
-                for (int64_t i = 0; i < twos / 4; ++i) want.push_back(16);
-                if (twos % 4) want.push_back(1 << (twos % 4));
+            if (pow2) {  // the largest radix: 16 from 4096 points per block, 8 from 2048, else 4
+                const int64_t points = static_cast<int64_t>(r->fftLines) * S / 2;
+                const int b = points >= 4096 ? 4 : points >= 2048 ? 3 : 2;
+                for (int64_t i = 0; i < twos / b; ++i) want.push_back(1 << b);
+                if (twos % b) want.push_back(1 << (twos % b));
             } else {
                 for (int64_t i = 0; i < twos / 2; ++i) want.push_back(4);
                 if (twos % 2) want.push_back(2);
@@ -256,6 +258,8 @@ void testFftPasses() {
     expect(cuda::fftStages(4) == 0x4 && cuda::fftStages(16) == 0x1 && cuda::fftStages(32) == 0x21 && cuda::fftStages(128) == 0x81 &&
                cuda::fftStages(256) == 0x11 && cuda::fftStages(2048) == 0x811,
            "fftStages: powers of two as 16s (code 1) and one 8, 4 or 2");
+    expect(cuda::fftStages(2048, 8) == 0x4888 && cuda::fftStages(512, 4) == 0x24444 && cuda::fftStages(64, 8) == 0x88,
+           "fftStages: a smaller radix cap (8, 4) where the block has fewer points");
     expect(cuda::fftStages(1) == 0 && cuda::fftStages(7) == 0 && cuda::fftStages(21) == 0 && cuda::fftStages(6561) == 0,
            "fftStages: 0 below 2, for other primes and more than 7 stages");
     // kept bins past S/2 + 1 (not a valid layer, but the R2C rule): DFT pass
@@ -273,8 +277,8 @@ void testFftPasses() {
     // the 2D / 3D chains: FFTs on every axis (leading axes as column FFTs)
     const cuda::SeparablePlan s3 = sep(makeShape({32, 32, 64}, {8, 8, 16}, 1, 4, 4));
     expect(s3.fwd[0].pass.fft && s3.fwd[1].pass.fft && s3.fwd[2].pass.fft && s3.inv[0].pass.fft && s3.inv[1].pass.fft &&
-               s3.inv[2].pass.fft && s3.fwd[1].pass.fftRadices == 0x21 && s3.inv[0].pass.fftRadices == 0x21,
-           "3D 32x32x64: FFTs on all three axes (32 = 16 x 2 on the leading ones)");
+               s3.inv[2].pass.fft && s3.fwd[1].pass.fftRadices == 0x244 && s3.inv[0].pass.fftRadices == 0x244,
+           "3D 32x32x64: FFTs on all three axes (32 = 4 x 4 x 2 on the leading ones: small blocks)");
     const cuda::SeparablePlan s3m = sep(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
     expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && s3m.fwd[1].pass.fft && s3m.fwd[1].pass.fftRadices == 0x443 &&
                s3m.inv[2].pass.fft && s3m.inv[1].pass.fft,
