@@ -71,6 +71,7 @@ struct DftPass {
     // radix 2, 3, 4, 5 or 8).
     int fftRadices = 0;
     int fftLines = 1;         // lines (R2C / C2R) or columns (C2C) per block, within kFftSmemLimit
+    int fftDirect = 1;        // R2C / C2R: first / last stage straight from x / to y (else staged; fft_pass.cuh)
 };
 
 // The radix of one 4-bit stage code of DftPass::fftRadices (16 does not fit in 4 bits: code 1).

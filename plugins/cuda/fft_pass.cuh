@@ -14,10 +14,11 @@
 // runs an R-point DFT in registers and writes z[(i - k) R + k + m p] (m < R). Each thread holds its
 // units across a barrier, so the stages run in place in shared memory (at most 4096 values per block:
 // 1 unit of 16 per thread, 2 of 8, ..., 8 of 2).
-//  - The R2C's first stage reads its units straight from x (coalesced along t: consecutive units are
-//    consecutive complex values; float2 / half2 loads where the line is contiguous and aligned), the
-//    C2R's last stage (p R = N2, so it writes z[k + m p]) applies the epilogue and writes y directly:
-//    the data crosses shared memory once per stage and never for the plain load or store.
+//  - DftPass::fftDirect: the R2C's first stage reads its units straight from x (coalesced along t:
+//    consecutive units are consecutive complex values; float2 / half2 loads where the line is contiguous
+//    and aligned), the C2R's last stage (p R = N2, so it writes z[k + m p]) applies the epilogue and
+//    writes y directly. Otherwise x is staged into shared memory by a plain coalesced loop first and y
+//    written by one after the last stage.
 //  - Shared memory: value e of the block (e = l * N2 + j) sits at fftPad(e) = e + (e >> 4) where the
 //    first radix is even (powers of two: the stride-R writes of the p = 1 stage and the stride-8 ones
 //    of p = 8 are then conflict-free), at e otherwise (odd radices first: their p = 1 writes are
@@ -286,7 +287,11 @@ template <typename T> __device__ __forceinline__ bool fftPairs(const void* base,
 // KIND = kR2C: src = x (T, lines of S samples), dst = the spectrum (float2, kd = p.M bins per line),
 // bias unused. KIND = kC2R: src = the spectrum (float2, p.K bins read per line), dst = y (T), bias
 // per line (biasDiv / biasMod) or null. Grid: ceil(p.N / p.fftLines) blocks of kFftThreads.
-template <PassKind KIND, typename T>
+// DIRECT (DftPass::fftDirect): the R2C's first stage reads x and the C2R's last stage writes y straight
+// from / to global memory; else x is first copied into the shared lines (coalesced, 4 loads in flight
+// per thread) and the C2R's result leaves them in a final coalesced loop: one more pass through
+// shared memory, but plain streaming loops (which one wins depends on the radices, plan_separable.cpp).
+template <PassKind KIND, typename T, bool DIRECT>
 __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const void* __restrict__ src,
                                                              void* __restrict__ dst, const T* __restrict__ bias) {
     static_assert(KIND == PassKind::kR2C || KIND == PassKind::kC2R, "FFT passes are the real last-axis passes");
@@ -308,7 +313,20 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
 
     if constexpr (KIND == PassKind::kR2C) {
         const FftInputLines<T> in{static_cast<const T*>(src), line0, p.b.innerStride, p.b.rowStride, fftPairs<T>(src, p.b)};
-        fftTransform<false, false>(tw, N2, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
+        if constexpr (DIRECT) {
+            fftTransform<false, false>(tw, N2, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
+        } else {
+            const float invN2 = 1.f / static_cast<float>(N2);
+#pragma unroll 4
+            for (int e = tid; e < lines * N2; e += kFftThreads) {
+                const int l = fftDiv(e, invN2), j = e - l * N2;
+                float2 v[1];
+                in.template load<1>(l, j, 0, v);
+                sm.at(l, j) = v[0];
+            }
+            __syncthreads();
+            fftTransform<false, false>(tw, N2, lines, radices, sm, sm, sm);  // ends with a barrier
+        }
         allowDependentLaunch();
         // kept bins k < kd (<= N2 + 1) of each line, from Z[k] and Z[N2 - k] (natural order)
         const int kd = p.M;
@@ -386,7 +404,18 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         __syncthreads();
         const FftOutputLines<T> out{static_cast<T*>(dst), lineBias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
                                     p.scale, p.addY, p.activation};
-        fftTransform<true, false>(tw, N2, lines, radices, sm, sm, out);
+        if constexpr (DIRECT) {
+            fftTransform<true, false>(tw, N2, lines, radices, sm, sm, out);
+        } else {
+            fftTransform<true, false>(tw, N2, lines, radices, sm, sm, sm);  // ends with a barrier
+            const float invN2 = 1.f / static_cast<float>(N2);
+#pragma unroll 4
+            for (int e = tid; e < lines * N2; e += kFftThreads) {
+                const int l = fftDiv(e, invN2), j = e - l * N2;
+                const float2 v[1] = {sm.at(l, j)};
+                out.template store<1>(l, j, 0, v);
+            }
+        }
     }
 }
 
@@ -411,7 +440,10 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
         fftSmemBytes(p.S, p.fftLines) > kFftSmemLimit)
         return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
-    return launchKernel(fftPassKernel<KIND, T>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p, src,
+    if (p.fftDirect)
+        return launchKernel(fftPassKernel<KIND, T, true>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p,
+                            src, dst, bias);
+    return launchKernel(fftPassKernel<KIND, T, false>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p, src,
                         dst, bias);
 }
 

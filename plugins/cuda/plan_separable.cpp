@@ -22,6 +22,7 @@ constexpr int64_t kSplitMinStepsR2C = 1;
 constexpr int64_t kSplitMinSteps = 4;
 std::atomic<int> gSplitStepsOverride{-1};
 std::atomic<int> gFftPassOverride{-1};
+std::atomic<int> gFftDirectOverride{-1};
 // The FFT passes (fft_pass.cuh) run whenever they can, unless forced off (setFftPassOverride(0)).
 // Written without a measurement (no GPU on the writing machine): the integrator checks it on the H200.
 constexpr bool kFftPassDefault = true;
@@ -96,6 +97,9 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
     p.fftRadices = fftStages(S / 2, fftMaxRadix(L * (S / 2)));
+    // direct first / last stage for the radix-16 / 8 lists of powers of two (setFftDirectOverride forces either)
+    const int forced = gFftDirectOverride.load(std::memory_order_relaxed);
+    p.fftDirect = forced >= 0 ? forced : (fftRadixOf(static_cast<unsigned>(p.fftRadices) & 15u) >= 8 ? 1 : 0);
 }
 
 // Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT
@@ -155,6 +159,8 @@ bool lastAxisUsesFft(const core::SpectralConvShape& shape) {
     const int64_t Sd = shape.spatial[d - 1];
     return fftOn && fftLength(Sd) && shape.kept[d - 1] <= Sd / 2 + 1 && core::outSize(shape, d - 1) == Sd;
 }
+
+void setFftDirectOverride(int mode) { gFftDirectOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 void setFftPassOverride(int mode) { gFftPassOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 

@@ -72,6 +72,9 @@ int fftStages(int64_t n2, int maxRadix = 16);
 // Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
 // 1 whenever possible.
 void setFftPassOverride(int mode);
+// Test / benchmark hook for the row FFTs' first / last stage (DftPass::fftDirect): -1 the planner's,
+// 0 staged through shared memory, 1 direct.
+void setFftDirectOverride(int mode);
 // Whether a pass of `kind` runs its products on tensor cores (3xTF32) or fp32 FMA (a planner rule).
 bool passUsesTensorCores(PassKind kind);
 

@@ -18,7 +18,7 @@ from torch.profiler import ProfilerActivity, profile
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))
-from tfno import Layer, set_path  # noqa: E402
+from tfno import Layer, set_path, set_tuning  # noqa: E402
 
 RUNS = 10
 BW = 4.11e12
@@ -72,12 +72,14 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated shape indices")
     ap.add_argument("--path", default="auto", help="auto | fused | separable (tests/gpu/tfno.py set_path)")
     ap.add_argument("--no-torch", action="store_true", help="skip the PyTorch side")
+    ap.add_argument("--fft-direct", type=int, default=-1, help="row FFTs' direct first / last stage: -1 planner, 0, 1")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     dt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[a.dtype]
     shapes = json.loads(Path(a.config).read_text())["shapes"]
     set_path(a.path)
+    set_tuning(fft_direct=a.fft_direct)
     only = {int(v) for v in a.only.split(",") if v}
     for idx, sh in enumerate(shapes):
         if only and idx not in only:
@@ -91,7 +93,7 @@ def main():
         y = torch.empty_like(x)
         layer = Layer(x.shape, w.shape, True, [m] * d, [m] * (d - 1) + [0], dtype=dt)
         nbytes = (2 * x.numel() + w.numel() + C) * x.element_size()
-        print(f"== {B}x{C}x{'x'.join(map(str, S))} m{m} {a.dtype} ({a.path}): floor {nbytes / BW * 1e6:.1f} us", flush=True)
+        print(f"== {B}x{C}x{'x'.join(map(str, S))} m{m} {a.dtype} ({a.path}, fft_direct {a.fft_direct}): floor {nbytes / BW * 1e6:.1f} us", flush=True)
         report("ours", kernels(lambda: layer(x, w, b, y)))
         if dt == torch.float32 and not a.no_torch:
             wc = torch.view_as_complex(w.contiguous())

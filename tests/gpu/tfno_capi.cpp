@@ -18,6 +18,7 @@ void setMixRingOverride(int mode);    // plugins/cuda/plan.h
 void setMixFlatOverride(int mode);    // plugins/cuda/plan.h
 void setSplitStepsOverride(int steps);  // plugins/cuda/plan_separable.h
 void setFftPassOverride(int mode);    // plugins/cuda/plan_separable.h
+void setFftDirectOverride(int mode);  // plugins/cuda/plan_separable.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
@@ -96,6 +97,8 @@ void tfno_set_mix_flat(int mode) { cuda::setMixFlatOverride(mode); }
 void tfno_set_split_steps(int steps) { cuda::setSplitStepsOverride(steps); }
 // the separable algorithm's FFT R2C / C2R passes (fft_pass.cuh): -1 the planner's (whenever possible), 0 never, 1 whenever possible
 void tfno_set_fft_pass(int mode) { cuda::setFftPassOverride(mode); }
+// the row FFTs' first / last stage straight from x / to y (1) or staged through shared memory (0)
+void tfno_set_fft_direct(int mode) { cuda::setFftDirectOverride(mode); }
 void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
 void tfno_set_skip_tc(int mode) { cuda::setSkipTcOverride(mode); }
 

@@ -238,6 +238,17 @@ void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
             runR2C<float>(r2c, 0, l, rng, 1);
             runC2R<float>(c2r, 0, kd, true, l, rng, 1);
         }
+        // the other first / last stage variant (DftPass::fftDirect), planner's and most lines per block
+        for (int L : {0, maxL}) {
+            if (tiny && L != 0) continue;
+            DftPass a = r2c, b = c2r;
+            a.fftDirect ^= 1;
+            b.fftDirect ^= 1;
+            const std::string lv = l + (a.fftDirect ? " direct" : " staged");
+            runR2C<float>(a, L, lv, rng);
+            runC2R<float>(b, L, kd, true, lv, rng);
+            if (!tiny && L == 0) runC2R<__half>(b, 0, kd, true, lv, rng, 1);
+        }
         if (!tiny && (!quick || kd == 5)) {
             runR2C<__half>(r2c, 0, l, rng);
             runR2C<__nv_bfloat16>(r2c, 0, l, rng);
@@ -273,6 +284,9 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
         runC2R<float>(c2r, a == 0 ? 0 : 2, kd, true, l, rng);
         if (!tiny) runC2R<__half>(c2r, 0, kd, true, l, rng);
         if (!tiny && a == 1) runC2R<__half>(c2r, 0, kd, true, l, rng, 1);
+        DftPass b = c2r;  // the other first / last stage variant (DftPass::fftDirect), with skip and activation
+        b.fftDirect ^= 1;
+        runC2R<float>(b, 2, kd, true, l + (b.fftDirect ? " direct" : " staged"), rng);
     }
 }
 
