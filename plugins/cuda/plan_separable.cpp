@@ -97,9 +97,12 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
     p.fftRadices = fftStages(S / 2, fftMaxRadix(L * (S / 2)));
-    // direct first / last stage for the radix-16 / 8 lists of powers of two (setFftDirectOverride forces either)
+    // Measured at b349859 (tests/gpu/logs/fft_direct_b349859, us per pass, direct / staged): C2R staged
+    // everywhere (256x256 m32 172 / 152, 250x180 119 / 89, 48^3 81 / 55); R2C direct from 128 points
+    // (256x256 m32 97 / 113, 128x128 m16 104 / 115, 384 176 / 188; 250x180 86 / 78, 256x256 m64 73 / 69),
+    // staged below (48^3 54 / 50, 96x96x64 55 / 45). setFftDirectOverride forces either.
     const int forced = gFftDirectOverride.load(std::memory_order_relaxed);
-    p.fftDirect = forced >= 0 ? forced : (fftRadixOf(static_cast<unsigned>(p.fftRadices) & 15u) >= 8 ? 1 : 0);
+    p.fftDirect = forced >= 0 ? forced : (!p.inverse && S >= 128 ? 1 : 0);
 }
 
 // Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT

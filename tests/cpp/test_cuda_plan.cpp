@@ -250,6 +250,10 @@ void testFftPasses() {
                    n + ": FFT C2R on contiguous lines");
         }
     }
+    // the row FFTs' first / last stage: the R2C direct from x from 128 points, the C2R always staged
+    expect(sep(makeShape({256}, {32})).fwd[0].pass.fftDirect == 1 && sep(makeShape({64}, {16})).fwd[0].pass.fftDirect == 0 &&
+               sep(makeShape({256}, {32})).inv[0].pass.fftDirect == 0,
+           "fftDirect: R2C direct from 128 points, C2R staged");
     // the stage lists (4 bits per stage, first stage lowest; code 1 = radix 16)
     expect(cuda::fftStages(90) == 0x2533 && cuda::fftStages(192) == 0x4443 && cuda::fftStages(125) == 0x555 &&
                cuda::fftStages(24) == 0x243 && cuda::fftStages(5) == 0x5 && cuda::fftStages(1458) == 0x2333333 &&
