@@ -68,7 +68,7 @@ struct DftPass {
     int fft = 0;
     // The FFT's stages over N2 = S / 2 (R2C / C2R) or S (C2C) complex points: the code of stage s's radix in bits 4s..4s+3
     // (first stage in the lowest bits, 0 after the last; fftRadixOf decodes: 1 means 16, else the
-    // radix 2, 3, 4, 5 or 8).
+    // radix 2, 3, 4, 5 or 8). 0 for an R2C / C2R: the radix-2 kernel (fft_pass_radix2.cuh, power-of-two S).
     int fftRadices = 0;
     int fftLines = 1;         // lines (R2C / C2R) or columns (C2C) per block, within kFftSmemLimit
     int fftDirect = 1;        // R2C / C2R: first / last stage straight from x / to y (else staged; fft_pass.cuh)

@@ -40,6 +40,7 @@
 
 #include "common.cuh"
 #include "dft_pass.h"
+#include "fft_pass_radix2.cuh"
 #include "fft_radix.cuh"
 #include "pdl.cuh"
 
@@ -431,10 +432,12 @@ inline bool fftRadicesValid(const DftPass& p) {
     return stages >= 1 && stages <= kFftMaxStages && p.S % 2 == 0 && prod == p.S / 2;
 }
 
-// Launch of one FFT pass (DftPass::fft): ceil(N / fftLines) blocks, fftSmemBytes of dynamic shared
-// memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
+// Launch of one FFT pass (DftPass::fft): the radix-2 kernel where p.fftRadices == 0 (fft_pass_radix2.cuh),
+// else this file's Stockham kernel: ceil(N / fftLines) blocks, fftSmemBytes of dynamic shared memory
+// (<= 48 KB), programmatic dependent launch (pdl.cuh).
 template <PassKind KIND, typename T>
 cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
+    if (p.fftRadices == 0) return launchFftRadix2Pass<KIND, T>(p, src, dst, bias, stream);  // small power-of-two blocks
     if (p.fftLines < 1 || p.S < 8 || !fftRadicesValid(p) ||
         static_cast<int64_t>(p.fftLines) * p.S > 2 * static_cast<int64_t>(kFftMaxPoints) ||
         fftSmemBytes(p.S, p.fftLines) > kFftSmemLimit)

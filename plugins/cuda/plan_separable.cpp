@@ -96,7 +96,9 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     while (L > 1 && fftSmemBytes(static_cast<int>(S), static_cast<int>(L)) > kFftSmemLimit) --L;
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
-    p.fftRadices = fftStages(S / 2, fftMaxRadix(L * (S / 2)));
+    // small power-of-two blocks: the radix-2 kernel (fftRadices 0), measured up to 2x faster there
+    // (fft_pass_radix2.cuh); L is a power of two here (8192 / S, halved)
+    p.fftRadices = isPow2(S) && L * (S / 2) < kFftRadix2Below ? 0 : fftStages(S / 2, fftMaxRadix(L * (S / 2)));
     // Measured at b349859 (tests/gpu/logs/fft_direct_b349859, us per pass, direct / staged): C2R staged
     // everywhere (256x256 m32 172 / 152, 250x180 119 / 89, 48^3 81 / 55); R2C direct from 128 points
     // (256x256 m32 97 / 113, 128x128 m16 104 / 115, 384 176 / 188; 250x180 86 / 78, 256x256 m64 73 / 69),
@@ -105,7 +107,9 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fftDirect = forced >= 0 ? forced : (!p.inverse && S >= 128 ? 1 : 0);
 }
 
-// Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT
+// Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT. 2D
+// layers only: in 3D the column FFTs measured no faster than the DFT passes (48^3: 113 vs 99 us for the
+// four passes, 96x96x64: equal; tests/gpu/logs/fft_col_cd71e63) and the FNO3D model ran slower with them.
 // (fft_pass.cuh): W columns per block, a power of two up to 64 with W * n <= 4096 (at most `inner`),
 // fewer (down to 4: 32-byte rows) where the grid would have less than kFftTargetBlocks blocks.
 void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
@@ -234,7 +238,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mOff = static_cast<int>(S[j] - K[j]);
         st.pass.b = view(inner, S[j] * inner, 1, inner);
         st.pass.c = view(inner, K[j] * inner, 1, inner);
-        if (fftOn && fftColumnLength(S[j])) makeFftColumnPass(st.pass, outer, inner, S[j]);
+        if (fftOn && d == 2 && fftColumnLength(S[j])) makeFftColumnPass(st.pass, outer, inner, S[j]);
         st.src = sp.fwd[sp.nFwd - 2].dst;
         st.dst = j == 0 ? Buffer::kSpecIn : other(st.src);
         bufs.need(st.dst, outer * K[j] * inner);
@@ -256,7 +260,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.inverse = 1;
         st.pass.b = view(in, K[j] * in, 1, in);
         st.pass.c = view(in, T[j] * in, 1, in);
-        if (fftOn && fftColumnLength(S[j]) && T[j] == S[j]) makeFftColumnPass(st.pass, outer, in, S[j]);
+        if (fftOn && d == 2 && fftColumnLength(S[j]) && T[j] == S[j]) makeFftColumnPass(st.pass, outer, in, S[j]);
         st.src = prev;
         st.dst = prev == Buffer::kA ? Buffer::kB : Buffer::kA;
         bufs.need(st.dst, outer * T[j] * in);

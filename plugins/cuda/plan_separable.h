@@ -43,6 +43,9 @@ constexpr int kFftMinLen = 8;
 constexpr int kFftMaxLen = 4096;
 constexpr int kFftLineBudget = 8192;
 constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H200
+// Power-of-two row FFT blocks of fewer complex values than this run the radix-2 kernel (fft_pass_radix2.cuh):
+// at 128-1024 values per block it measured up to 2x faster than the Stockham kernel, at 2048 about equal.
+constexpr int kFftRadix2Below = 2048;
 // Column FFTs (complex leading-axis passes as FFTs, fft_pass.cuh): n = 2^a 3^b 5^c points, n <= 1024
 // (at least 4 columns of 8 bytes per block: 32-byte rows), W * n <= kFftColumnPoints values per block.
 constexpr int kFftColumnMaxLen = 1024;
@@ -57,7 +60,7 @@ void setSplitStepsOverride(int steps);
 // within 0..S/2, no resampling; setFftPassOverride).
 bool lastAxisUsesFft(const core::SpectralConvShape& shape);
 // Whether a complex pass over an axis of n points runs as a column FFT: kFftMinLen <= n <=
-// kFftColumnMaxLen and n = 2^a 3^b 5^c (the planner also needs no resampling of that axis).
+// kFftColumnMaxLen and n = 2^a 3^b 5^c (the planner also needs a 2D layer and no resampling of that axis).
 bool fftColumnLength(int64_t n);
 // Whether the FFT passes take a last axis of S points: kFftMinLen <= S <= kFftMaxLen and S a power of
 // two or S = 2 * 2^a 3^b 5^c.

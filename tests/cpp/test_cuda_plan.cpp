@@ -217,6 +217,13 @@ void testFftPasses() {
         expect(cuda::fftLength(S) == (pow2 || mixed) && cuda::lastAxisUsesFft(s) == (pow2 || mixed), n + ": fftLength / lastAxisUsesFft");
         for (const cuda::DftPass* r : {&sp.fwd[0].pass, &sp.inv[0].pass}) {
             if (!r->fft) continue;
+            const int64_t blockPoints = static_cast<int64_t>(r->fftLines) * S / 2;
+            if (pow2 && blockPoints < cuda::kFftRadix2Below) {
+                expect(r->fftRadices == 0 && (r->fftLines & (r->fftLines - 1)) == 0 &&
+                           static_cast<int64_t>(r->fftLines) * S <= cuda::kFftLineBudget,
+                       n + ": small power-of-two blocks run the radix-2 kernel (lines per block a power of two)");
+                continue;
+            }
             // expected stages (4-bit codes, first stage lowest; code 1 = radix 16): powers of two as 16s
             // and one 8, 4 or 2; else the 3s, the 5s, the 4s, then a single 2
             std::vector<int> want;
@@ -250,6 +257,12 @@ void testFftPasses() {
                    n + ": FFT C2R on contiguous lines");
         }
     }
+    // small power-of-two blocks: the radix-2 kernel; from 2048 values per block the Stockham kernel
+    expect(sep(makeShape({256}, {17}, 8, 64, 64)).fwd[0].pass.fftRadices == 0 && sep(makeShape({256}, {17}, 8, 64, 64)).fwd[0].pass.fftLines == 1,
+           "8x64x256 (Burgers at batch 8): radix-2 kernel, 1 line per block");
+    expect(sep(makeShape({1024}, {256}, 8, 256, 256)).fwd[0].pass.fftRadices == 0x888 &&
+               sep(makeShape({256, 256}, {64, 32}, 16, 32, 32)).fwd[0].pass.fftRadices == 0x81,
+           "8x256x1024 (4 lines, 2048 values per block) and 16x32x256x256: the Stockham kernel");
     // the row FFTs' first / last stage: the R2C direct from x from 128 points, the C2R always staged
     expect(sep(makeShape({256}, {32})).fwd[0].pass.fftDirect == 1 && sep(makeShape({64}, {16})).fwd[0].pass.fftDirect == 0 &&
                sep(makeShape({256}, {32})).inv[0].pass.fftDirect == 0,
@@ -278,15 +291,17 @@ void testFftPasses() {
     expect(sep(makeShape({48, 48}, {24, 12}, 1, 8, 8)).fwd[0].pass.fftLines == 1, "1x8x48x48: 1 line per block (384 lines in all)");
     expect(sep(makeShape({3840}, {64}, 32, 64, 64)).fwd[0].pass.fftLines == 1 && sep(makeShape({1000}, {64}, 64, 64, 64)).fwd[0].pass.fftLines == 8,
            "3840-point lines: 1 per block (48 KB); 1000-point lines: 8 (line budget)");
-    // the 2D / 3D chains: FFTs on every axis (leading axes as column FFTs)
+    // 3D: FFTs on the last axis only (the leading axes' DFT passes measured at least as fast as column FFTs)
     const cuda::SeparablePlan s3 = sep(makeShape({32, 32, 64}, {8, 8, 16}, 1, 4, 4));
-    expect(s3.fwd[0].pass.fft && s3.fwd[1].pass.fft && s3.fwd[2].pass.fft && s3.inv[0].pass.fft && s3.inv[1].pass.fft &&
-               s3.inv[2].pass.fft && s3.fwd[1].pass.fftRadices == 0x21 && s3.inv[0].pass.fftRadices == 0x21,
-           "3D 32x32x64: FFTs on all three axes (32 = 16 x 2 on the leading ones)");
+    expect(s3.fwd[0].pass.fft && !s3.fwd[1].pass.fft && !s3.fwd[2].pass.fft && !s3.inv[0].pass.fft && !s3.inv[1].pass.fft &&
+               s3.inv[2].pass.fft,
+           "3D 32x32x64: FFTs only on the last axis' R2C and C2R");
     const cuda::SeparablePlan s3m = sep(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
-    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && s3m.fwd[1].pass.fft && s3m.fwd[1].pass.fftRadices == 0x443 &&
-               s3m.inv[2].pass.fft && s3m.inv[1].pass.fft,
-           "3D 48^3: mixed-radix FFTs on every axis (48 = 3 x 4 x 4 on the leading ones)");
+    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && !s3m.fwd[1].pass.fft && s3m.inv[2].pass.fft && !s3m.inv[1].pass.fft,
+           "3D 48^3: mixed-radix FFT only on the last axis");
+    // 2D: column FFTs on the leading axis (48 = 3 x 4 x 4)
+    const cuda::SeparablePlan s2m = sep(makeShape({48, 48}, {24, 12}, 2, 32, 32));
+    expect(s2m.fwd[1].pass.fft && s2m.fwd[1].pass.fftRadices == 0x443 && s2m.inv[0].pass.fft, "2D 48x48: column FFTs on the leading axis");
     // column FFTs: W columns per block (a power of two up to 64, W * n <= 4096, at most the view's
     // columns; fewer for small grids, down to 4); lengths 8..1024 of 2^a 3^b 5^c; no resampling
     const cuda::SeparablePlan s2 = sep(makeShape({256, 256}, {64, 32}, 16, 32, 32));

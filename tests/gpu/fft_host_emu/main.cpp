@@ -214,41 +214,58 @@ void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
         attrs.modesLow[0] = static_cast<int32_t>(kd);
         const auto sh = shape1(0, S, kd, n, ci, co, false);
         const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
-        const DftPass& r2c = sp.fwd[0].pass;
-        const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
-        if (!r2c.fft || !c2r.fft || sp.split != 1 || r2c.fftRadices == 0 || c2r.fftRadices != r2c.fftRadices) {
+        const DftPass& plannedR2C = sp.fwd[0].pass;
+        const DftPass& plannedC2R = sp.inv[sp.nInv - 1].pass;
+        // these small line counts give small blocks: the radix-2 kernel for powers of two (fftRadices 0)
+        if (!plannedR2C.fft || !plannedC2R.fft || sp.split != 1 || plannedC2R.fftRadices != plannedR2C.fftRadices ||
+            (plannedR2C.fftRadices == 0) != (!mixed && plannedR2C.fftLines * S / 2 < cuda::kFftRadix2Below)) {
             ++failures;
-            std::printf("FAIL: planner did not choose the FFT passes at S=%d kd=%d (split %d)\n", S, kd, sp.split);
+            std::printf("FAIL: planner did not choose the FFT passes at S=%d kd=%d (split %d, radices %x)\n", S, kd, sp.split,
+                        plannedR2C.fftRadices);
             continue;
         }
-        const std::string l = mixed ? "1D mixed" : "1D";
-        // lines per block: the planner's (0), 1, a few (3), the most
-        const int maxL = maxLines(S);
-        const int few = 3;
-        std::vector<int> Ls = {0, 1};
-        if (maxL >= few) Ls.push_back(few);
-        if (maxL > few) Ls.push_back(maxL);
-        if (quick && mixed) Ls = {0, maxL};
-        if (tiny) Ls = {1, 3};
-        for (int L : Ls) {
-            runR2C<float>(r2c, L, l, rng);
-            runC2R<float>(c2r, L, kd, L != 1, l, rng);
+        // the kernels: the planner's, and for powers of two also the Stockham kernel (radix 16 and radix 4 lists)
+        std::vector<std::pair<int, std::string>> kernels = {
+            {plannedR2C.fftRadices, mixed ? "1D mixed" : plannedR2C.fftRadices == 0 ? "1D radix2" : "1D"}};
+        if (!mixed && plannedR2C.fftRadices == 0) {
+            kernels.push_back({cuda::fftStages(S / 2), "1D"});
+            if (!quick && !tiny) kernels.push_back({cuda::fftStages(S / 2, 4), "1D r4"});
         }
-        if (!tiny && kd == 5) {
-            runR2C<float>(r2c, 0, l, rng, 1);
-            runC2R<float>(c2r, 0, kd, true, l, rng, 1);
+        for (const auto& [radices, l] : kernels) {
+            DftPass r2c = plannedR2C, c2r = plannedC2R;
+            r2c.fftRadices = c2r.fftRadices = radices;
+            // lines per block: the planner's (0), 1, a few (3; 4 for the radix-2 kernel: a power of two), the most
+            const int maxL = radices == 0 ? cuda::kFftLineBudget / S : maxLines(S);
+            const int few = radices == 0 ? 4 : 3;
+            std::vector<int> Ls = {0, 1};
+            if (maxL >= few) Ls.push_back(few);
+            if (maxL > few) Ls.push_back(maxL);
+            if (quick && mixed) Ls = {0, maxL};
+            if (tiny) Ls = {1, few};
+            for (int L : Ls) {
+                runR2C<float>(r2c, L, l, rng);
+                runC2R<float>(c2r, L, kd, L != 1, l, rng);
+            }
+            if (!tiny && kd == 5) {
+                runR2C<float>(r2c, 0, l, rng, 1);
+                runC2R<float>(c2r, 0, kd, true, l, rng, 1);
+            }
+            if (radices == 0) continue;
+            // the other first / last stage variant (DftPass::fftDirect), planner's and most lines per block
+            for (int L : {0, maxL}) {
+                if (tiny && L != 0) continue;
+                DftPass a = r2c, b = c2r;
+                a.fftDirect ^= 1;
+                b.fftDirect ^= 1;
+                const std::string lv = l + (a.fftDirect ? " direct" : " staged");
+                runR2C<float>(a, L, lv, rng);
+                runC2R<float>(b, L, kd, true, lv, rng);
+                if (!tiny && L == 0) runC2R<__half>(b, 0, kd, true, lv, rng, 1);
+            }
         }
-        // the other first / last stage variant (DftPass::fftDirect), planner's and most lines per block
-        for (int L : {0, maxL}) {
-            if (tiny && L != 0) continue;
-            DftPass a = r2c, b = c2r;
-            a.fftDirect ^= 1;
-            b.fftDirect ^= 1;
-            const std::string lv = l + (a.fftDirect ? " direct" : " staged");
-            runR2C<float>(a, L, lv, rng);
-            runC2R<float>(b, L, kd, true, lv, rng);
-            if (!tiny && L == 0) runC2R<__half>(b, 0, kd, true, lv, rng, 1);
-        }
+        const DftPass& r2c = plannedR2C;
+        const DftPass& c2r = plannedC2R;
+        const std::string l = kernels[0].second;
         if (!tiny && (!quick || kd == 5)) {
             runR2C<__half>(r2c, 0, l, rng);
             runR2C<__nv_bfloat16>(r2c, 0, l, rng);
@@ -273,7 +290,7 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
         const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
         const DftPass& r2c = sp.fwd[0].pass;
         const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
-        if (!r2c.fft || !c2r.fft || c2r.fftRadices == 0 || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
+        if (!r2c.fft || !c2r.fft || c2r.biasDiv != 6 || !c2r.addY || c2r.activation != a) {
             ++failures;
             std::printf("FAIL: 2D plan at S=%d (fft %d %d, radices %x, biasDiv %d, addY %d)\n", S, r2c.fft, c2r.fft, c2r.fftRadices,
                         c2r.biasDiv, c2r.addY);
@@ -284,8 +301,9 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
         runC2R<float>(c2r, a == 0 ? 0 : 2, kd, true, l, rng);
         if (!tiny) runC2R<__half>(c2r, 0, kd, true, l, rng);
         if (!tiny && a == 1) runC2R<__half>(c2r, 0, kd, true, l, rng, 1);
-        DftPass b = c2r;  // the other first / last stage variant (DftPass::fftDirect), with skip and activation
+        DftPass b = c2r;  // the Stockham kernel, other first / last stage variant (DftPass::fftDirect), skip and activation
         b.fftDirect ^= 1;
+        if (b.fftRadices == 0) b.fftRadices = cuda::fftStages(S / 2);
         runC2R<float>(b, 2, kd, true, l + (b.fftDirect ? " direct" : " staged"), rng);
     }
 }
@@ -313,12 +331,19 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
     for (int64_t v : S) dims += (dims.empty() ? "" : "x") + std::to_string(v);
     int tested = 0;
     for (int i = 0; i < sp.nFwd + sp.nInv; ++i) {
-        const DftPass& p = i < sp.nFwd ? sp.fwd[i].pass : sp.inv[i - sp.nFwd].pass;
+        const DftPass& planned = i < sp.nFwd ? sp.fwd[i].pass : sp.inv[i - sp.nFwd].pass;
         if (i == 0 || i == sp.nFwd + sp.nInv - 1) continue;  // the real passes
+        DftPass p = planned;
         if (!p.fft) {
-            ++failures;
-            std::printf("FAIL: %s pass %d (S=%d) is not a column FFT\n", dims.c_str(), i, p.S);
-            continue;
+            if (sh.rank == 2) {
+                ++failures;
+                std::printf("FAIL: %s pass %d (S=%d) is not a column FFT\n", dims.c_str(), i, p.S);
+                continue;
+            }
+            // 3D: the planner keeps DFT passes; the column kernel runs these views as made here
+            p.fft = 1;
+            p.fftRadices = cuda::fftStages(p.S);
+            p.fftLines = std::min(4, p.b.inner);
         }
         ++tested;
         const int64_t outer = p.N / p.b.inner;
