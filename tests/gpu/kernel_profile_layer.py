@@ -8,16 +8,15 @@ kernel time per call and the kernels grouped by name, plus the memory floor of t
 kernel that bounds each shape can be read off. TF32 off.
 """
 import argparse
-import collections
 import json
 import sys
 from pathlib import Path
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))
+from cuda_kernel_times import kernel_times  # noqa: E402
 from tfno import Layer, set_path, set_tuning  # noqa: E402
 
 RUNS = 10
@@ -26,20 +25,7 @@ BW = 4.11e12
 
 def kernels(fn):
     """{kernel name: (count, total us)} per call of fn, from RUNS profiled calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(RUNS):
-            fn()
-        torch.cuda.synchronize()
-    out = collections.defaultdict(lambda: [0, 0.0])
-    for ev in prof.events():
-        if ev.device_type == torch.autograd.DeviceType.CUDA and ev.device_time > 0:
-            name = ev.name.replace("turbofno::cuda::", "")[:110]
-            out[name][0] += 1
-            out[name][1] += ev.device_time
-    return {k: (c / RUNS, us / RUNS) for k, (c, us) in out.items()}
+    return kernel_times(fn, RUNS, 110, "turbofno::cuda::")
 
 
 def torch_layer(x, w_blocks, S, m):

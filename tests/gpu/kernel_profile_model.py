@@ -9,17 +9,17 @@ time of a CUDA-graph replay (PyTorch graph / ORT graph) and the kernels grouped 
 difference between the two sides can be read kernel by kernel. fp32, TF32 off on both sides.
 """
 import argparse
-import collections
 import sys
 import tempfile
 from pathlib import Path
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from model_bench import build, find_spec  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "gpu"))
+from cuda_kernel_times import kernel_times  # noqa: E402
 from turbofno import timing  # noqa: E402
 from turbofno.export import export  # noqa: E402
 from turbofno.session import make_session  # noqa: E402
@@ -29,20 +29,7 @@ RUNS = 5
 
 def kernels(fn):
     """{kernel name: (count, total us)} per call of fn, from RUNS profiled calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(RUNS):
-            fn()
-        torch.cuda.synchronize()
-    out = collections.defaultdict(lambda: [0, 0.0])
-    for ev in prof.events():
-        if ev.device_type == torch.autograd.DeviceType.CUDA and ev.device_time > 0:
-            name = ev.name[:90]
-            out[name][0] += 1
-            out[name][1] += ev.device_time
-    return {k: (c / RUNS, us / RUNS) for k, (c, us) in out.items()}
+    return kernel_times(fn, RUNS)
 
 
 def graph_ms(fn):
