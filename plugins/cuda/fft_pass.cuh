@@ -1,9 +1,11 @@
-// FFT variants of the separable algorithm's two real passes (DftPass::fft, chosen by planSeparable):
-// the last-axis R2C (forward) and C2R (inverse) passes on plain contiguous lines (line g's sample t at
-// g * b/c.innerStride + t * rowStride), no resampling, for even lengths kFftMinLen <= S <= kFftMaxLen
-// (8..4096) with S / 2 = 2^a 3^b 5^c. They compute exactly what dftPassKernel<kR2C / kC2R> computes
-// (same layouts, signs, C2R weights, scale, bias, skip, activation) with O(S log S) work per line
-// instead of O(S * kd).
+// The Stockham FFT kernels of the separable algorithm (DftPass::fft, chosen by planSeparable):
+//  - row FFTs, fftPassKernel: the last-axis R2C (forward) and C2R (inverse) passes on plain contiguous
+//    lines (line g's sample t at g * b/c.innerStride + t * rowStride), no resampling, for even lengths
+//    kFftMinLen <= S <= kFftMaxLen (8..4096) with S / 2 = 2^a 3^b 5^c (small power-of-two blocks run
+//    fft_pass_radix2.cuh instead: DftPass::fftRadices 0);
+//  - column FFTs, fftColumnPassKernel (further below): a 2D layer's complex leading-axis passes.
+// They compute exactly what dftPassKernel computes (same layouts, signs, C2R weights, scale, bias, skip,
+// activation) with O(S log S) work per line instead of O(S * kept). The row FFTs:
 //
 // A block of 256 threads owns L lines (DftPass::fftLines, L * S <= kFftLineBudget = 8192 reals, and
 // fftSmemBytes(S, L) <= 48 KB). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
@@ -420,16 +422,16 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     }
 }
 
-// Whether p.fftRadices is a valid stage list for N2 = p.S / 2 (radices 2, 3, 4, 5, 8, 16, product N2,
-// at most kFftMaxStages stages).
-inline bool fftRadicesValid(const DftPass& p) {
+// Whether `radices` (DftPass::fftRadices) is a valid stage list for n points: radices 2, 3, 4, 5, 8, 16,
+// product n, 1..kFftMaxStages stages.
+inline bool fftStagesValid(unsigned radices, int n) {
     int prod = 1, stages = 0;
-    for (unsigned r = static_cast<unsigned>(p.fftRadices); r != 0; r >>= 4, ++stages) {
-        const int R = fftRadixOf(r & 15u);
+    for (; radices != 0; radices >>= 4, ++stages) {
+        const int R = fftRadixOf(radices & 15u);
         if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8 && R != 16) return false;
         prod *= R;
     }
-    return stages >= 1 && stages <= kFftMaxStages && p.S % 2 == 0 && prod == p.S / 2;
+    return stages >= 1 && stages <= kFftMaxStages && prod == n;
 }
 
 // Launch of one FFT pass (DftPass::fft): the radix-2 kernel where p.fftRadices == 0 (fft_pass_radix2.cuh),
@@ -438,7 +440,7 @@ inline bool fftRadicesValid(const DftPass& p) {
 template <PassKind KIND, typename T>
 cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
     if (p.fftRadices == 0) return launchFftRadix2Pass<KIND, T>(p, src, dst, bias, stream);  // small power-of-two blocks
-    if (p.fftLines < 1 || p.S < 8 || !fftRadicesValid(p) ||
+    if (p.fftLines < 1 || p.S < 8 || p.S % 2 != 0 || !fftStagesValid(static_cast<unsigned>(p.fftRadices), p.S / 2) ||
         static_cast<int64_t>(p.fftLines) * p.S > 2 * static_cast<int64_t>(kFftMaxPoints) ||
         fftSmemBytes(p.S, p.fftLines) > kFftSmemLimit)
         return cudaErrorInvalidConfiguration;
@@ -518,11 +520,9 @@ __global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, co
 // Launch of one column FFT pass (DftPass::fft on a kC2C pass): (N / inner) * ceil(inner / fftLines)
 // blocks, fftColumnSmemBytes of dynamic shared memory (<= 48 KB).
 inline cudaError_t launchFftColumnPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream) {
-    int prod = 1, stages = 0;
-    for (unsigned r = static_cast<unsigned>(p.fftRadices); r != 0; r >>= 4, ++stages) prod *= fftRadixOf(r & 15u);
     const bool fwdOk = !p.inverse && p.K == p.S && p.M <= p.S;
     const bool invOk = p.inverse && p.M == p.S;
-    if (p.fftLines < 1 || p.b.inner < 1 || p.N % p.b.inner != 0 || stages < 1 || stages > kFftMaxStages || prod != p.S ||
+    if (p.fftLines < 1 || p.b.inner < 1 || p.N % p.b.inner != 0 || !fftStagesValid(static_cast<unsigned>(p.fftRadices), p.S) ||
         static_cast<int64_t>(p.fftLines) * p.S > kFftMaxPoints || (!fwdOk && !invOk) ||
         fftColumnSmemBytes(p.S, p.fftLines) > kFftSmemLimit)
         return cudaErrorInvalidConfiguration;

@@ -80,11 +80,6 @@ bool fftPassesOn() {
     return forced < 0 ? kFftPassDefault : forced == 1;
 }
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-int log2i(int64_t v) {
-    int r = 0;
-    while ((int64_t{1} << r) < v) ++r;
-    return r;
-}
 // The largest radix of a row FFT block of `points` complex values: units of 16 only while they keep the
 // 256 threads busy (8x256x1024's C2R: 40 -> 36 us with radix 8; column FFTs keep 16, see below).
 int fftMaxRadix(int64_t points) { return points >= 4096 ? 16 : points >= 2048 ? 8 : 4; }
