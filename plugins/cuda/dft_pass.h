@@ -81,12 +81,17 @@ TURBOFNO_HOST_DEVICE constexpr int fftRadixOf(unsigned code) { return code == 1u
 // (fft_pass.cuh, fftPad) and one spare.
 TURBOFNO_HOST_DEVICE constexpr size_t fftBufValues(size_t n) { return n + n / 16 + 1; }
 
+// Row FFTs of N2 >= kFftTwoLevelFrom complex points build their twiddle tables from two short tables of
+// exact roots (fft_pass.cuh, fftFillTables): 64 + ceil(N2 / 32) values instead of 1.5 N2 sincospif per block.
+constexpr int kFftTwoLevelFrom = 1024;
+TURBOFNO_HOST_DEVICE constexpr int fftTwoLevelValues(int N2) { return N2 >= kFftTwoLevelFrom ? 64 + (2 * N2 + 63) / 64 : 0; }
+
 // Dynamic shared memory of one FFT pass block (fft_pass.cuh): L lines of S / 2 complex values (padded),
-// S / 2 - 1 stage twiddles and S / 4 + 1 roots e^{2 pi i k / S}, 8 bytes each, then L floats (C2R: the
-// lines' bias values).
+// S / 2 - 1 stage twiddles, S / 4 + 1 roots e^{2 pi i k / S} and fftTwoLevelValues(S / 2) base roots,
+// 8 bytes each, then L floats (C2R: the lines' bias values).
 constexpr size_t fftSmemBytes(int S, int L) {
     return (fftBufValues(static_cast<size_t>(L) * static_cast<size_t>(S / 2)) + static_cast<size_t>(S / 2 - 1) +
-            static_cast<size_t>(S / 4 + 1)) * 8 + static_cast<size_t>(L) * 4;
+            static_cast<size_t>(S / 4 + 1) + static_cast<size_t>(fftTwoLevelValues(S / 2))) * 8 + static_cast<size_t>(L) * 4;
 }
 
 // The column FFT (a complex pass as an FFT over W = fftLines columns, fft_pass.cuh): column l's n
@@ -97,8 +102,11 @@ constexpr size_t fftColumnSmemBytes(int n, int W) {
     return (static_cast<size_t>(W) * static_cast<size_t>(fftColumnPitch(n)) + static_cast<size_t>(n - 1)) * 8;
 }
 
-// Shared memory of an FFT pass block at most (no opt-in above the 48 KB default).
+// Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for
+// column FFTs; a block of one long line (8192 points: 82 KB with its tables) opts in up to kFftSmemMax.
 constexpr size_t kFftSmemLimit = 48 * 1024;
+constexpr size_t kFftSmemMax = 96 * 1024;
+constexpr size_t fftSmemAllowed(int lines) { return lines == 1 ? kFftSmemMax : kFftSmemLimit; }
 
 }  // namespace cuda
 }  // namespace turbofno

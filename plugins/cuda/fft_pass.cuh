@@ -1,14 +1,14 @@
 // The Stockham FFT kernels of the separable algorithm (DftPass::fft, chosen by planSeparable):
 //  - row FFTs, fftPassKernel: the last-axis R2C (forward) and C2R (inverse) passes on plain contiguous
 //    lines (line g's sample t at g * b/c.innerStride + t * rowStride), no resampling, for even lengths
-//    kFftMinLen <= S <= kFftMaxLen (8..4096) with S / 2 = 2^a 3^b 5^c (small power-of-two blocks run
+//    kFftMinLen <= S <= kFftMaxLen (8..8192) with S / 2 = 2^a 3^b 5^c (small power-of-two blocks run
 //    fft_pass_radix2.cuh instead: DftPass::fftRadices 0);
 //  - column FFTs, fftColumnPassKernel (further below): a 2D layer's complex leading-axis passes.
 // They compute exactly what dftPassKernel computes (same layouts, signs, C2R weights, scale, bias, skip,
 // activation) with O(S log S) work per line instead of O(S * kept). The row FFTs:
 //
 // A block of 256 threads owns L lines (DftPass::fftLines, L * S <= kFftLineBudget = 8192 reals, and
-// fftSmemBytes(S, L) <= 48 KB). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
+// fftSmemBytes(S, L) <= 48 KB; a single 8192-point line opts in to 82 KB, fftSmemAllowed). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
 // a complex FFT of length N2 runs over every line as Stockham autosort stages (natural order in and
 // out) of radix R = 2, 3, 4, 5, 8 or 16 (DftPass::fftRadices, fft_radix.cuh): with p = the product of
 // the earlier radices and M = N2 / R, unit i < M of a line reads z[i + r M] (r < R) into registers,
@@ -38,6 +38,7 @@
 // (fixed operation order, no atomics); no host synchronisation; 32-bit offsets (planner limits).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "common.cuh"
@@ -45,6 +46,7 @@
 #include "fft_pass_radix2.cuh"
 #include "fft_radix.cuh"
 #include "pdl.cuh"
+#include "smem_limit.h"
 
 namespace turbofno {
 namespace cuda {
@@ -266,19 +268,29 @@ __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines
 
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
-// e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
-__device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices) {
+// e^{+2 pi i k / (2 N2)}, k <= N2 / 2. Every entry is a 2 N2-th root of unity e^{2 pi i J / (2 N2)}; with
+// `base` (long lines, fftTwoLevelValues) it is the product of two exact roots, base[J % 64] and
+// base[64 + J / 64] (within 2 ulp), so a block of one 8192-point line computes 192 sincospif, not 6144.
+__device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices, float2* base = nullptr) {
+    const int tid = static_cast<int>(threadIdx.x);
+    if (base) {
+        const int n = fftTwoLevelValues(N2);
+        for (int e = tid; e < n; e += kFftThreads) base[e] = fftRoot(e < 64 ? e : 64 * (e - 64), 2 * N2);
+        __syncthreads();
+    }
+    auto rootOf = [&](int J) { return base ? cmul(base[J & 63], base[64 + (J >> 6)]) : fftRoot(J, 2 * N2); };  // e^{2 pi i J / (2 N2)}
     int p = 1;
     for (; radices != 0; radices >>= 4) {
         const int R = fftRadixOf(radices & 15u), P = p * R;
-        for (int e = static_cast<int>(threadIdx.x); e < (R - 1) * p; e += kFftThreads) {
+        const int up = 2 * (N2 / P);  // e^{2 pi i j / P} = e^{2 pi i (j up) / (2 N2)}
+        for (int e = tid; e < (R - 1) * p; e += kFftThreads) {
             const int r = e / p + 1, k = e - (r - 1) * p;
-            tw[p - 1 + e] = fftRoot(r * k, P);
+            tw[p - 1 + e] = base ? rootOf(r * k * up) : fftRoot(r * k, P);
         }
         p = P;
     }
     if (root)
-        for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += kFftThreads) root[k] = fftRoot(k, 2 * N2);
+        for (int k = tid; k <= N2 / 2; k += kFftThreads) root[k] = rootOf(k);
 }
 
 // Whether a view's lines allow the 2-element loads / stores: unit point stride, an even line stride,
@@ -305,13 +317,15 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     float2* buf = reinterpret_cast<float2*>(fftSmem);
     float2* tw = buf + fftBufValues(static_cast<size_t>(L) * N2);
     float2* root = tw + (N2 - 1);
-    float* lineBias = reinterpret_cast<float*>(root + (N2 / 2 + 1));  // C2R: L values
+    float2* base = root + (N2 / 2 + 1);                                     // fftTwoLevelValues(N2) values
+    float* lineBias = reinterpret_cast<float*>(base + fftTwoLevelValues(N2));  // C2R: L values
     const int tid = static_cast<int>(threadIdx.x);
     const int line0 = static_cast<int>(blockIdx.x) * L;
     const int lines = min(L, p.N - line0);  // lines of this block (the last block may have fewer)
     const FftSmemLines sm{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};  // padded for powers of two
 
-    fftFillTables(tw, root, N2, radices);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    fftFillTables(tw, root, N2, radices, fftTwoLevelValues(N2) ? base : nullptr);
     gridDependencyWait();
 
     if constexpr (KIND == PassKind::kR2C) {
@@ -442,14 +456,20 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
     if (p.fftRadices == 0) return launchFftRadix2Pass<KIND, T>(p, src, dst, bias, stream);  // small power-of-two blocks
     if (p.fftLines < 1 || p.S < 8 || p.S % 2 != 0 || !fftStagesValid(static_cast<unsigned>(p.fftRadices), p.S / 2) ||
         static_cast<int64_t>(p.fftLines) * p.S > 2 * static_cast<int64_t>(kFftMaxPoints) ||
-        fftSmemBytes(p.S, p.fftLines) > kFftSmemLimit)
+        fftSmemBytes(p.S, p.fftLines) > fftSmemAllowed(p.fftLines))
         return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
-    if (p.fftDirect)
-        return launchKernel(fftPassKernel<KIND, T, true>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p,
-                            src, dst, bias);
-    return launchKernel(fftPassKernel<KIND, T, false>, grid, dim3(kFftThreads), fftSmemBytes(p.S, p.fftLines), stream, p, src,
-                        dst, bias);
+    const size_t smem = fftSmemBytes(p.S, p.fftLines);
+    // one-line blocks of 8192 points need more than the 48 KB default (opt-in once per device)
+    static std::atomic<unsigned long long> optedIn[2];
+    if (p.fftDirect) {
+        if (cudaError_t err = allowSmem(fftPassKernel<KIND, T, true>, smem, optedIn[1], kFftSmemMax); err != cudaSuccess)
+            return err;
+        return launchKernel(fftPassKernel<KIND, T, true>, grid, dim3(kFftThreads), smem, stream, p, src, dst, bias);
+    }
+    if (cudaError_t err = allowSmem(fftPassKernel<KIND, T, false>, smem, optedIn[0], kFftSmemMax); err != cudaSuccess)
+        return err;
+    return launchKernel(fftPassKernel<KIND, T, false>, grid, dim3(kFftThreads), smem, stream, p, src, dst, bias);
 }
 
 // The column FFT: a complex pass (kC2C, a leading axis of n = p.S points, n = 2^a 3^b 5^c) as FFTs

@@ -80,6 +80,14 @@ bool fftPassesOn() {
     return forced < 0 ? kFftPassDefault : forced == 1;
 }
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+// Whether a last axis of S points with kd kept bins runs as row FFTs (fftLength checked separately):
+// always below kFftFewBinsFrom points; longer lines with few kept bins stay on the DFT-GEMM pass, whose
+// O(S kd) work per line then costs less than the FFT's O(S log S) (fftRowsPay, plan_separable.h).
+// The FFT passes forced on (setFftPassOverride(1)) take every fftLength axis.
+bool fftRowsFor(int64_t S, int64_t kd) {
+    if (!fftPassesOn() || !fftLength(S) || kd > S / 2 + 1) return false;
+    return gFftPassOverride.load(std::memory_order_relaxed) == 1 || fftRowsPay(S, kd);
+}
 // The largest radix of a row FFT block of `points` complex values: units of 16 only while they keep the
 // 256 threads busy (8x256x1024's C2R: 40 -> 36 us with radix 8; column FFTs keep 16, see below).
 int fftMaxRadix(int64_t points) { return points >= 4096 ? 16 : points >= 2048 ? 8 : 4; }
@@ -88,7 +96,7 @@ int fftMaxRadix(int64_t points) { return points >= 4096 ? 16 : points >= 2048 ? 
 void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fft = 1;
     int64_t L = kFftLineBudget / S;
-    while (L > 1 && fftSmemBytes(static_cast<int>(S), static_cast<int>(L)) > kFftSmemLimit) --L;
+    while (L > 1 && fftSmemBytes(static_cast<int>(S), static_cast<int>(L)) > fftSmemAllowed(static_cast<int>(L))) --L;
     while (L > 1 && ceilDiv(lines, L) < kFftTargetBlocks) L /= 2;
     p.fftLines = static_cast<int>(L);
     // small power-of-two blocks: the radix-2 kernel (fftRadices 0), measured up to 2x faster there
@@ -149,6 +157,8 @@ int fftStages(int64_t n2, int maxRadix) {
     return packed;
 }
 
+bool fftRowsPay(int64_t S, int64_t kd) { return S < kFftFewBinsFrom || kd >= (S <= 2048 ? 24 : 48); }
+
 bool fftLength(int64_t S) {
     if (S < kFftMinLen || S > kFftMaxLen) return false;
     return S % 2 == 0 && fftStages(S / 2) != 0;
@@ -157,9 +167,8 @@ bool fftLength(int64_t S) {
 bool lastAxisUsesFft(const core::SpectralConvShape& shape) {
     const int d = shape.rank;
     if (d < 1 || d > core::kMaxRank) return false;
-    const bool fftOn = fftPassesOn();
     const int64_t Sd = shape.spatial[d - 1];
-    return fftOn && fftLength(Sd) && shape.kept[d - 1] <= Sd / 2 + 1 && core::outSize(shape, d - 1) == Sd;
+    return fftRowsFor(Sd, shape.kept[d - 1]) && core::outSize(shape, d - 1) == Sd;
 }
 
 void setFftDirectOverride(int mode) { gFftDirectOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
@@ -217,8 +226,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mFast = 1;
         st.pass.b = view(lines, 0, Sd, 1);
         st.pass.c = view(lines, 0, kd, 1);
-        // FFT pass: fftLength, kept bins within 0..S/2 (lines are contiguous: b and c above)
-        if (fftOn && fftLength(Sd) && kd <= Sd / 2 + 1) makeFftPass(st.pass, lines, Sd);
+        // FFT pass: fftLength, kept bins within 0..S/2 (lines are contiguous: b and c above), fftRowsPay
+        if (fftRowsFor(Sd, kd)) makeFftPass(st.pass, lines, Sd);
         st.src = Buffer::kX;
         st.dst = d == 1 ? Buffer::kSpecIn : Buffer::kA;
         bufs.need(st.dst, lines * kd);
@@ -283,8 +292,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.addY = shape.hasSkip ? 1 : 0;
         st.pass.activation = attrs ? static_cast<int>(attrs->activation) : 0;
         sp.skipPoints = shape.hasSkip ? prod(S, 0, d) : 0;
-        // FFT pass: fftLength and no resampling of the last axis (the C2R runs at T_d = S_d)
-        if (fftOn && fftLength(Td) && Td == Sd) makeFftPass(st.pass, lines, Td);
+        // FFT pass: fftLength and no resampling of the last axis (the C2R runs at T_d = S_d), fftRowsPay
+        if (Td == Sd && fftRowsFor(Td, kd)) makeFftPass(st.pass, lines, Td);
         st.src = prev;
         st.dst = Buffer::kY;
     }

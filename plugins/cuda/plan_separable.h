@@ -38,9 +38,8 @@ struct SeparablePlan {
 // memory (lines and tables, fftSmemBytes) within 48 KB, fewer lines where the grid would have less than
 // kFftTargetBlocks blocks.
 constexpr int kFftMinLen = 8;
-// Measured at 7a49149 (tests/gpu/logs/fft_mlp_7a49149): 32x64x8192 m32 0.186 ms with the DFT passes,
-// 0.210 with FFT passes (one 8192-point line per block); up to 4096 points the FFT passes win.
-constexpr int kFftMaxLen = 4096;
+// 8192 points: one line per block (82 KB of shared memory with its tables, fftSmemAllowed).
+constexpr int kFftMaxLen = 8192;
 constexpr int kFftLineBudget = 8192;
 constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H200
 // Power-of-two row FFT blocks of fewer complex values than this run the radix-2 kernel (fft_pass_radix2.cuh):
@@ -62,6 +61,14 @@ bool lastAxisUsesFft(const core::SpectralConvShape& shape);
 // Whether a complex pass over an axis of n points runs as a column FFT: kFftMinLen <= n <=
 // kFftColumnMaxLen and n = 2^a 3^b 5^c (the planner also needs a 2D layer and no resampling of that axis).
 bool fftColumnLength(int64_t n);
+// Long last axes with few kept bins: the DFT-GEMM passes (O(S kd) per line) measured faster than the row
+// FFTs (O(S log S), a larger constant). From kFftFewBinsFrom points the row FFTs need kd >= 24 bins (up to
+// 2048 points) or kd >= 48 (longer). Measured on 16c4125 + the two-level twiddle tables (tests/gpu/logs/fft_long_s8, tune_variants
+// --set fft, ms per layer, DFT vs FFT): 32x64x1024 m16 0.036 vs 0.041, m32 0.051 vs 0.045; 32x64x2048 m32 0.070
+// vs 0.060; 32x64x4096 m32 0.108 vs 0.154; 32x64x8192 m32 0.188 vs 0.220; 1x32x8192 m16 0.019 vs 0.024;
+// 4x64x8192 m64 0.050 vs 0.032; 4x64x4096 m128 0.058 vs 0.030; 8x64x7680 m64 0.086 vs 0.087.
+constexpr int64_t kFftFewBinsFrom = 1024;
+bool fftRowsPay(int64_t S, int64_t kd);
 // Whether the FFT passes take a last axis of S points: kFftMinLen <= S <= kFftMaxLen and S a power of
 // two or S = 2 * 2^a 3^b 5^c.
 bool fftLength(int64_t S);

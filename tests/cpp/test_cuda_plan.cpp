@@ -193,7 +193,7 @@ void testFusedLayer() {
     cuda::setSkipTcOverride(-1);
 }
 
-// FFT passes (fft_pass.cuh): R2C for S_d in [8, 4096] with S_d / 2 = 2^a 3^b 5^c, with kd <= S_d/2 + 1,
+// FFT passes (fft_pass.cuh): R2C for S_d in [8, 8192] with S_d / 2 = 2^a 3^b 5^c, with kd <= S_d/2 + 1 (and fftRowsPay),
 // C2R also needs T_d == S_d; never a split; lines per block within the line budget and 48 KB of shared
 // memory; the hook forces them off (0) or back on (1, -1).
 bool smooth235(int64_t v) {
@@ -205,16 +205,18 @@ void testFftPasses() {
     auto sep = [](const core::SpectralConvShape& s) { return cuda::makePlan(s, nullptr).sep; };
     for (int64_t S : {4, 6, 8, 10, 12, 14, 16, 22, 37, 42, 45, 48, 75, 96, 98, 100, 128, 180, 250, 360, 384, 720, 1000, 1024, 1458,
                       1536, 2916, 3840, 4050, 4096, 4100, 4320, 4374, 8192, 8193, 16384, 65536}) {
-        const int64_t kd = std::max<int64_t>(1, std::min<int64_t>(S / 2 + 1, 5));
+      // few kept bins, and a quarter of the bins (long lines take the FFT only with many bins: fftRowsPay)
+      for (const int64_t kd : {std::max<int64_t>(1, std::min<int64_t>(S / 2 + 1, 5)), std::max<int64_t>(1, S / 4)}) {
         const auto s = makeShape({S}, {kd}, 2, 3, 4);
         const cuda::SeparablePlan sp = sep(s);
-        const bool inRange = S >= cuda::kFftMinLen && S <= cuda::kFftMaxLen;
+        const bool inRange = S >= cuda::kFftMinLen && S <= cuda::kFftMaxLen && cuda::fftRowsPay(S, kd);
         const bool pow2 = (S & (S - 1)) == 0 && inRange;
         const bool mixed = !pow2 && inRange && S % 2 == 0 && smooth235(S / 2);
         const std::string n = name(s);
         expect(sp.fwd[0].pass.fft == (pow2 || mixed ? 1 : 0) && sp.inv[0].pass.fft == (pow2 || mixed ? 1 : 0),
-               n + ": FFT passes exactly for 8..4096 points, powers of two or 2 * 2^a 3^b 5^c");
-        expect(cuda::fftLength(S) == (pow2 || mixed) && cuda::lastAxisUsesFft(s) == (pow2 || mixed), n + ": fftLength / lastAxisUsesFft");
+               n + ": FFT passes exactly for 8..8192 points, powers of two or 2 * 2^a 3^b 5^c");
+        const bool capable = S >= cuda::kFftMinLen && S <= cuda::kFftMaxLen && S % 2 == 0 && smooth235(S / 2);
+        expect(cuda::fftLength(S) == capable && cuda::lastAxisUsesFft(s) == (pow2 || mixed), n + ": fftLength / lastAxisUsesFft");
         for (const cuda::DftPass* r : {&sp.fwd[0].pass, &sp.inv[0].pass}) {
             if (!r->fft) continue;
             const int64_t blockPoints = static_cast<int64_t>(r->fftLines) * S / 2;
@@ -243,7 +245,8 @@ void testFftPasses() {
             std::vector<int> got;
             for (unsigned v = static_cast<unsigned>(r->fftRadices); v; v >>= 4) got.push_back(cuda::fftRadixOf(v & 15u));
             expect(got == want && got.size() <= 7, n + ": FFT stages (product S/2)");
-            expect(cuda::fftSmemBytes(static_cast<int>(S), r->fftLines) <= cuda::kFftSmemLimit, n + ": FFT block within 48 KB");
+            expect(cuda::fftSmemBytes(static_cast<int>(S), r->fftLines) <= cuda::fftSmemAllowed(r->fftLines),
+                   n + ": FFT block within 48 KB (one-line blocks: within the opt-in limit)");
             expect(r->fftLines >= 1 && static_cast<int64_t>(r->fftLines) * S <= cuda::kFftLineBudget, n + ": FFT lines per block within the budget");
         }
         if (pow2 || mixed) {
@@ -256,7 +259,21 @@ void testFftPasses() {
             expect(c.c.rowStride == 1 && c.c.innerStride == S && c.c.inner >= c.N && c.b.rowStride == 1 && c.b.innerStride == kd,
                    n + ": FFT C2R on contiguous lines");
         }
+      }
     }
+    // long lines with few kept bins stay on the DFT passes (fftRowsPay), unless the FFT passes are forced on
+    auto rowFft = [&](int64_t S, int64_t kd, int64_t B) {
+        const cuda::SeparablePlan p = sep(makeShape({S}, {kd}, B, 64, 64));
+        return p.fwd[0].pass.fft == 1 && p.inv[0].pass.fft == 1;
+    };
+    expect(rowFft(512, 16, 16) && !rowFft(1024, 16, 32) && rowFft(1024, 32, 32) && rowFft(2048, 32, 32) && !rowFft(4096, 32, 32) &&
+               rowFft(4096, 128, 4) && !rowFft(8192, 32, 32) && rowFft(8192, 64, 4) && !rowFft(8192, 16, 1) && rowFft(8192, 1024, 2),
+           "fftRowsPay: FFT rows below 1024 points, from 24 bins up to 2048 points, from 48 bins beyond");
+    cuda::setFftPassOverride(1);
+    expect(rowFft(4096, 32, 32) && rowFft(8192, 16, 1), "FFT passes forced on: every fftLength axis");
+    cuda::setFftPassOverride(0);
+    expect(!rowFft(512, 16, 16) && !rowFft(8192, 64, 4), "FFT passes forced off: DFT passes");
+    cuda::setFftPassOverride(-1);
     // small power-of-two blocks: the radix-2 kernel; from 2048 values per block the Stockham kernel
     expect(sep(makeShape({256}, {17}, 8, 64, 64)).fwd[0].pass.fftRadices == 0 && sep(makeShape({256}, {17}, 8, 64, 64)).fwd[0].pass.fftLines == 1,
            "8x64x256 (Burgers at batch 8): radix-2 kernel, 1 line per block");
@@ -284,7 +301,12 @@ void testFftPasses() {
     // many lines: the full line budget per block; few lines: fewer per block (grid of >= kFftTargetBlocks where possible)
     expect(sep(makeShape({128, 128}, {64, 32}, 8, 64, 64)).fwd[0].pass.fftLines == 64, "8x64x128x128: 64 lines of 128 per block");
     expect(sep(makeShape({128}, {16}, 1, 4, 4)).fwd[0].pass.fftLines == 1, "1x4x128: 1 line per block (4 lines in all)");
-    expect(!sep(makeShape({8192}, {32}, 32, 64, 64)).fwd[0].pass.fft, "8192-point lines: DFT passes (kFftMaxLen)");
+    expect(sep(makeShape({8192}, {64}, 4, 64, 64)).fwd[0].pass.fft && sep(makeShape({8192}, {64}, 4, 64, 64)).fwd[0].pass.fftLines == 1 &&
+               sep(makeShape({8192}, {64}, 4, 64, 64)).fwd[0].pass.fftRadices == 0x111 && !sep(makeShape({16384}, {4096})).fwd[0].pass.fft,
+           "8192-point lines: FFT passes, one line per block, radix 16 x 3 (82 KB opted in); 16384: DFT passes (kFftMaxLen)");
+    expect(cuda::fftSmemBytes(8192, 1) > cuda::kFftSmemLimit && cuda::fftSmemBytes(8192, 1) <= cuda::kFftSmemMax &&
+               cuda::fftSmemBytes(7680, 1) <= cuda::kFftSmemMax,
+           "fftSmemBytes: 8192 / 7680-point lines need the opt-in and fit it");
     // mixed radix: any line count; the benchmark geometries; long lines limited by shared memory
     expect(sep(makeShape({250, 180}, {80, 40}, 4, 64, 64)).fwd[0].pass.fftLines == 45, "4x64x250x180: 45 lines of 180 per block");
     expect(sep(makeShape({384, 384}, {96, 48}, 2, 128, 128)).inv[1].pass.fftLines == 21, "2x128x384x384: 21 lines of 384 per block");

@@ -9,7 +9,7 @@ Sets: `tc` = the fused plane, the separable passes on fp32 FMA and on 3xTF32 ten
 planner's choice of algorithm and pass units); `pdl_ring` = programmatic dependent launch x the
 mixing weight ring; `mix_flat` = the tiled vs the flat mixing kernel (mixing_flat.cuh) and the
 planner; `fft` = the separable algorithm (forced) with the DFT-as-GEMM last-axis passes vs the FFT
-passes (fft_pass.cuh: last axes of 8..4096 points that are powers of two or
+passes (fft_pass.cuh: last axes of 8..8192 points that are powers of two or
 2 * 2^a 3^b 5^c; other shapes time the same kernels twice), and the planner; `fft_algo` = the fused
 plane vs the separable algorithm with FFT passes, and the planner (bench/configs/gpu_model_layers.json
 has the models' layer shapes, gpu_tune_fft_mixed.json mixed-radix ones). Writes tune_variants.json / .md into --out.

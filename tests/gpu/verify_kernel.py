@@ -64,7 +64,9 @@ SHAPES = [
     ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups
     ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels
     ((8,), [5], [0], 3, 4, 5),                 # FFT passes (fft_pass.cuh): the shortest axis, Nyquist kept
-    ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis, every bin
+    ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis (one line per block, 82 KB), every bin
+    ((8192,), [32], [0], 3, 8, 5),             # FFT passes: 8192 points, many lines, few bins
+    ((7680,), [100], [0], 2, 3, 3),            # mixed-radix FFT passes beyond 4096 points (one line per block)
     ((64,), [9], [0], 7, 97, 97),              # FFT passes: 2 lines per block, a partial last block
     ((12, 10, 32), [4, 3, 9], [3, 3, 0], 2, 3, 3),  # FFT last axis of a 3D chain
     ((4050,), [2026], [0], 1, 2, 2),           # mixed-radix FFT passes (fft_pass.cuh): every bin, odd S/2 = 3^4 5^2

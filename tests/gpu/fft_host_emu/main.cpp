@@ -164,10 +164,10 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
            e, tol<T>());
 }
 
-// The largest line count per block at S (line budget and 48 KB).
+// The largest line count per block at S (line budget and shared memory).
 int maxLines(int S) {
     int L = cuda::kFftLineBudget / S;
-    while (L > 1 && cuda::fftSmemBytes(S, L) > cuda::kFftSmemLimit) --L;
+    while (L > 1 && cuda::fftSmemBytes(S, L) > cuda::fftSmemAllowed(L)) --L;
     return L;
 }
 
@@ -385,6 +385,8 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
 }  // namespace
 
 int main(int argc, char** argv) {
+    // the kernels at every fftLength axis (the planner's FFT-vs-DFT rule, fftRowsPay, is test_cuda_plan's)
+    cuda::setFftPassOverride(1);
     bool quick = false, mixedOnly = false, tiny = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -418,18 +420,19 @@ int main(int argc, char** argv) {
     }
     if (!mixedOnly) {
         // power of two (fftStages: 8: 4 | 16: 8 | 32: 16 | 64: 16 2 | 128: 16 4 | 256: 16 8 | 512: 16 16 |
-        // 1024: 16 16 2 | 4096: 16 16 8): up to kFftMaxLen, the planner's limit
-        for (int S : {8, 16, 32, 64, 128, 256, 512, 1024, 4096})
-            if (!quick || S == 8 || S == 16 || S == 32 || S == 64 || S == 256 || S == 4096) run1D(S, quick, rng);
+        // 1024: 16 16 2 | 4096: 16 16 8 | 8192: 16 16 16, one line per block, 82 KB opted in): up to
+        // kFftMaxLen, the planner's limit
+        for (int S : {8, 16, 32, 64, 128, 256, 512, 1024, 4096, 8192})
+            if (!quick || S == 8 || S == 16 || S == 32 || S == 64 || S == 256 || S == 4096 || S == 8192) run1D(S, quick, rng);
         for (int S : {16, 128, 2048}) run2D(S, rng);
     }
     // S = 2 * 2^a 3^b 5^c, not a power of two. N2 = S / 2 and its stages (fftStages):
     // 10: 5 | 12: 3 2 | 18: 3 3 (odd) | 30: 3 5 (odd) | 48: 3 4 2 | 96: 3 4 4 | 180: 3 3 5 2 | 250: 5 5 5 (odd) |
     // 360: 3 3 5 4 | 384: 3 4 4 4 | 720: 3 3 5 4 2 | 1000: 5 5 5 4 | 1458: 3^6 (odd) | 1536: 3 4 4 4 4 2 |
-    // 2916: 3^6 2 (7 stages) | 3840: 3 5 4 4 4 2 | 4050: 3 3 3 3 5 5 (odd)
+    // 2916: 3^6 2 (7 stages) | 3840: 3 5 4 4 4 2 | 4050: 3 3 3 3 5 5 (odd) | 7680: 3 5 4 4 4 4 (one line, opted in)
     checkMixDiv(quick);
     checkMixRoot();
-    const int mixedSizes[] = {10, 12, 18, 30, 48, 96, 180, 250, 360, 384, 720, 1000, 1458, 1536, 2916, 3840, 4050};
+    const int mixedSizes[] = {10, 12, 18, 30, 48, 96, 180, 250, 360, 384, 720, 1000, 1458, 1536, 2916, 3840, 4050, 7680};
     for (int S : mixedSizes) {
         if (quick && S != 10 && S != 18 && S != 48 && S != 180 && S != 250 && S != 2916 && S != 4050) continue;
         run1D(S, quick, rng);

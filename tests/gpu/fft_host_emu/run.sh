@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../../.."
 CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
-cp tests/gpu/fft_host_emu/{shim.h,pdl.cuh} "$D"/
+cp tests/gpu/fft_host_emu/{shim.h,pdl.cuh,smem_limit.h} "$D"/
 cp plugins/cuda/{common.cuh,dft_pass.h,fft_pass.cuh,fft_pass_radix2.cuh,fft_radix.cuh,plan_separable.h} "$D"/
 FLAGS="-O2"
 [ "${TSAN:-0}" = 1 ] && FLAGS="-O1 -g -fsanitize=thread"
