@@ -241,10 +241,13 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
     p.residual = d.r;
     p.gate = d.g;
     p.y = d.y;
-    // y before each launch: the residual (in place) or NaN in every float format
+    // y before each launch: the residual (in place) or NaN in every float format. Then a device-wide sync:
+    // both calls run on the legacy default stream (a pageable-memory cudaMemcpy may return before its DMA
+    // lands, cudaMemset is asynchronous), which the non-blocking test stream does not wait for.
     auto resetY = [&] {
         if (c.r && c.inPlace) CHECK_CUDA(cudaMemcpy(d.y, r.raw.data(), r.raw.size(), cudaMemcpyHostToDevice));
         else CHECK_CUDA(cudaMemset(d.y, 0xFF, ny * es));
+        CHECK_CUDA(cudaDeviceSynchronize());
     };
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

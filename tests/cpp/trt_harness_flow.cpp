@@ -430,6 +430,9 @@ bool runtimePhase(PluginLibrary& lib, Case const& c, BuildResult& built, HostInp
     outDesc = PluginTensorDesc{yDims, c.type, TensorFormat::kLINEAR, -1.0F};
     cudaStream_t stream = nullptr;
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    // the uploads ran on the legacy default stream (a pageable-memory cudaMemcpy may return before its DMA
+    // lands), which the non-blocking stream does not wait for
+    cudaDeviceSynchronize();
     bool ok = true;
     core::Status const supported = cudaSupports(c);
     if (!supported.ok) std::printf("  %-34s the CUDA kernel refuses it: %s\n", c.name.c_str(), supported.message.c_str());
