@@ -268,29 +268,41 @@ __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines
 
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
-// e^{+2 pi i k / (2 N2)}, k <= N2 / 2. Every entry is a 2 N2-th root of unity e^{2 pi i J / (2 N2)}; with
-// `base` (long lines, fftTwoLevelValues) it is the product of two exact roots, base[J % 64] and
-// base[64 + J / 64] (within 2 ulp), so a block of one 8192-point line computes 192 sincospif, not 6144.
-__device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices, float2* base = nullptr) {
-    const int tid = static_cast<int>(threadIdx.x);
-    if (base) {
-        const int n = fftTwoLevelValues(N2);
-        for (int e = tid; e < n; e += kFftThreads) base[e] = fftRoot(e < 64 ? e : 64 * (e - 64), 2 * N2);
-        __syncthreads();
+// e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
+__device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices) {
+    int p = 1;
+    for (; radices != 0; radices >>= 4) {
+        const int R = fftRadixOf(radices & 15u), P = p * R;
+        for (int e = static_cast<int>(threadIdx.x); e < (R - 1) * p; e += kFftThreads) {
+            const int r = e / p + 1, k = e - (r - 1) * p;
+            tw[p - 1 + e] = fftRoot(r * k, P);
+        }
+        p = P;
     }
-    auto rootOf = [&](int J) { return base ? cmul(base[J & 63], base[64 + (J >> 6)]) : fftRoot(J, 2 * N2); };  // e^{2 pi i J / (2 N2)}
+    if (root)
+        for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += kFftThreads) root[k] = fftRoot(k, 2 * N2);
+}
+
+// The same tables for long lines (N2 >= kFftTwoLevelFrom, fftTwoLevelValues): every entry is a 2 N2-th
+// root of unity e^{2 pi i J / (2 N2)}, here the product of two exact roots base[J % 64] and
+// base[64 + J / 64] (within 2 ulp), so a block of one 8192-point line computes 192 sincospif, not 6144.
+// Not inlined: it keeps the short lines' kernel as it was (fftFillTables, 80 registers).
+inline __device__ __noinline__ void fftFillTablesTwoLevel(float2* tw, float2* root, int N2, unsigned radices, float2* base) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int n = fftTwoLevelValues(N2);
+    for (int e = tid; e < n; e += kFftThreads) base[e] = fftRoot(e < 64 ? e : 64 * (e - 64), 2 * N2);
+    __syncthreads();
     int p = 1;
     for (; radices != 0; radices >>= 4) {
         const int R = fftRadixOf(radices & 15u), P = p * R;
         const int up = 2 * (N2 / P);  // e^{2 pi i j / P} = e^{2 pi i (j up) / (2 N2)}
         for (int e = tid; e < (R - 1) * p; e += kFftThreads) {
-            const int r = e / p + 1, k = e - (r - 1) * p;
-            tw[p - 1 + e] = base ? rootOf(r * k * up) : fftRoot(r * k, P);
+            const int r = e / p + 1, k = e - (r - 1) * p, J = r * k * up;
+            tw[p - 1 + e] = cmul(base[J & 63], base[64 + (J >> 6)]);
         }
         p = P;
     }
-    if (root)
-        for (int k = tid; k <= N2 / 2; k += kFftThreads) root[k] = rootOf(k);
+    for (int k = tid; k <= N2 / 2; k += kFftThreads) root[k] = cmul(base[k & 63], base[64 + (k >> 6)]);
 }
 
 // Whether a view's lines allow the 2-element loads / stores: unit point stride, an even line stride,
@@ -325,7 +337,8 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     const FftSmemLines sm{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};  // padded for powers of two
 
     // before the wait: overlaps the previous kernel's tail (pdl.cuh)
-    fftFillTables(tw, root, N2, radices, fftTwoLevelValues(N2) ? base : nullptr);
+    if (fftTwoLevelValues(N2)) fftFillTablesTwoLevel(tw, root, N2, radices, base);
+    else fftFillTables(tw, root, N2, radices);
     gridDependencyWait();
 
     if constexpr (KIND == PassKind::kR2C) {

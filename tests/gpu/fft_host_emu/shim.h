@@ -18,6 +18,8 @@
 #define __launch_bounds__(...)
 #undef __forceinline__
 #define __forceinline__ inline
+#undef __noinline__
+#define __noinline__
 
 inline thread_local uint3 threadIdx;
 inline uint3 blockIdx;
