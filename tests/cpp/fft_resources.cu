@@ -1,0 +1,27 @@
+// Compiled only by tests/cpp/check_fft_registers.sh (nvcc -Xptxas -v, sm_90): the row and column FFT
+// kernels of plugins/cuda/fft_pass.cuh for every element type, so that their register use can be
+// checked on a machine without a GPU.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "fft_pass.cuh"
+
+namespace turbofno {
+namespace cuda {
+
+template cudaError_t launchFftPass<PassKind::kR2C, float>(const DftPass&, const void*, void*, const float*, cudaStream_t);
+template cudaError_t launchFftPass<PassKind::kC2R, float>(const DftPass&, const void*, void*, const float*, cudaStream_t);
+template cudaError_t launchFftPass<PassKind::kR2C, __half>(const DftPass&, const void*, void*, const __half*, cudaStream_t);
+template cudaError_t launchFftPass<PassKind::kC2R, __half>(const DftPass&, const void*, void*, const __half*, cudaStream_t);
+template cudaError_t launchFftPass<PassKind::kR2C, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
+                                                                  cudaStream_t);
+template cudaError_t launchFftPass<PassKind::kC2R, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
+                                                                  cudaStream_t);
+
+}  // namespace cuda
+}  // namespace turbofno
+
+// the column FFT kernels (not templated on the element type)
+cudaError_t fftResourcesColumns(const turbofno::cuda::DftPass& p, const void* src, void* dst) {
+    return turbofno::cuda::launchFftColumnPass(p, src, dst, nullptr);
+}
