@@ -82,7 +82,8 @@ TURBOFNO_HOST_DEVICE constexpr int fftRadixOf(unsigned code) { return code == 1u
 TURBOFNO_HOST_DEVICE constexpr size_t fftBufValues(size_t n) { return n + n / 16 + 1; }
 
 // Row FFTs of N2 >= kFftTwoLevelFrom complex points build their twiddle tables from two short tables of
-// exact roots (fft_pass.cuh, fftFillTables): 64 + ceil(N2 / 32) values instead of 1.5 N2 sincospif per block.
+// exact roots (fft_pass.cuh, fftFillTablesTwoLevel): 64 + ceil(N2 / 32) values instead of 1.5 N2 sincospif
+// per block.
 constexpr int kFftTwoLevelFrom = 1024;
 TURBOFNO_HOST_DEVICE constexpr int fftTwoLevelValues(int N2) { return N2 >= kFftTwoLevelFrom ? 64 + (2 * N2 + 63) / 64 : 0; }
 
@@ -105,7 +106,7 @@ constexpr size_t fftColumnSmemBytes(int n, int W) {
 // Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for
 // column FFTs; a block of one long line (8192 points: 82 KB with its tables) opts in up to kFftSmemMax.
 constexpr size_t kFftSmemLimit = 48 * 1024;
-constexpr size_t kFftSmemMax = 96 * 1024;
+constexpr size_t kFftSmemMax = 96 * 1024;  // the plan's shared-memory budget (plan.h, kSmemBudget, asserted there)
 constexpr size_t fftSmemAllowed(int lines) { return lines == 1 ? kFftSmemMax : kFftSmemLimit; }
 
 }  // namespace cuda

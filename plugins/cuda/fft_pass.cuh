@@ -8,7 +8,8 @@
 // activation) with O(S log S) work per line instead of O(S * kept). The row FFTs:
 //
 // A block of 256 threads owns L lines (DftPass::fftLines, L * S <= kFftLineBudget = 8192 reals, and
-// fftSmemBytes(S, L) <= 48 KB; a single 8192-point line opts in to 82 KB, fftSmemAllowed). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
+// fftSmemBytes(S, L) <= 48 KB; a block of one long line opts in to more, fftSmemAllowed: 82 KB at 8192
+// points). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
 // a complex FFT of length N2 runs over every line as Stockham autosort stages (natural order in and
 // out) of radix R = 2, 3, 4, 5, 8 or 16 (DftPass::fftRadices, fft_radix.cuh): with p = the product of
 // the earlier radices and M = N2 / R, unit i < M of a line reads z[i + r M] (r < R) into registers,
@@ -473,16 +474,13 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
         return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
     const size_t smem = fftSmemBytes(p.S, p.fftLines);
-    // one-line blocks of 8192 points need more than the 48 KB default (opt-in once per device)
-    static std::atomic<unsigned long long> optedIn[2];
-    if (p.fftDirect) {
-        if (cudaError_t err = allowSmem(fftPassKernel<KIND, T, true>, smem, optedIn[1], kFftSmemMax); err != cudaSuccess)
-            return err;
-        return launchKernel(fftPassKernel<KIND, T, true>, grid, dim3(kFftThreads), smem, stream, p, src, dst, bias);
-    }
-    if (cudaError_t err = allowSmem(fftPassKernel<KIND, T, false>, smem, optedIn[0], kFftSmemMax); err != cudaSuccess)
-        return err;
-    return launchKernel(fftPassKernel<KIND, T, false>, grid, dim3(kFftThreads), smem, stream, p, src, dst, bias);
+    // one-line blocks of long lines need more than the 48 KB default (opt-in once per device and kernel)
+    auto launch = [&](auto kernel, std::atomic<unsigned long long>& optedIn) {
+        const cudaError_t err = allowSmem(kernel, smem, optedIn, kFftSmemMax);
+        return err != cudaSuccess ? err : launchKernel(kernel, grid, dim3(kFftThreads), smem, stream, p, src, dst, bias);
+    };
+    static std::atomic<unsigned long long> optedInDirect{0}, optedInStaged{0};
+    return p.fftDirect ? launch(fftPassKernel<KIND, T, true>, optedInDirect) : launch(fftPassKernel<KIND, T, false>, optedInStaged);
 }
 
 // The column FFT: a complex pass (kC2C, a leading axis of n = p.S points, n = 2^a 3^b 5^c) as FFTs

@@ -17,6 +17,7 @@ constexpr int kTile = 4;       // register tile edge (modes or rows per thread)
 constexpr int kTargetBlocks = 264;  // ~2 blocks per SM on an H100/H200: below this, split work further
 constexpr int kMaxSplit = 8;        // forward row split (partial spectra summed by the mixing kernel)
 constexpr size_t kSmemBudget = 96 * 1024;
+static_assert(kFftSmemMax == kSmemBudget, "one-line row FFT blocks opt in to the same budget (dft_pass.h)");
 constexpr int kMixMaxFlatBatch = 8;        // mixing_flat.cuh: batch items per thread
 constexpr size_t kMixFlatMaxWeightBytes = size_t{16} << 20;  // flat mixing below this many fp32 weight bytes
 constexpr int kMixRingDepth = 8;           // mixing weight ring: input channels in flight per thread (mixing.cuh)

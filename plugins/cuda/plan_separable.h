@@ -35,8 +35,8 @@ struct SeparablePlan {
 
 // FFT passes (fft_pass.cuh, DftPass::fft): last axes of kFftMinLen..kFftMaxLen points with S / 2 =
 // 2^a 3^b 5^c; a block holds fftLines lines of S reals, fftLines * S <= kFftLineBudget and its shared
-// memory (lines and tables, fftSmemBytes) within 48 KB, fewer lines where the grid would have less than
-// kFftTargetBlocks blocks.
+// memory (lines and tables, fftSmemBytes) within 48 KB (one-line blocks: kFftSmemMax, fftSmemAllowed),
+// fewer lines where the grid would have less than kFftTargetBlocks blocks.
 constexpr int kFftMinLen = 8;
 // 8192 points: one line per block (82 KB of shared memory with its tables, fftSmemAllowed).
 constexpr int kFftMaxLen = 8192;
