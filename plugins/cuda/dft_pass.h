@@ -74,8 +74,37 @@ struct DftPass {
     int fftDirect = 1;        // R2C / C2R: first / last stage straight from x / to y (else staged; fft_pass.cuh)
 };
 
+// The planner's stage variant of a row FFT (DftPass::fftDirect): the R2C reads x directly from 128 points
+// on, the C2R always writes y through a final coalesced loop (measured at b349859, plan_separable.cpp).
+TURBOFNO_HOST_DEVICE constexpr bool fftDirectDefault(bool inverse, int64_t S) { return !inverse && S >= 128; }
+
 // The radix of one 4-bit stage code of DftPass::fftRadices (16 does not fit in 4 bits: code 1).
 TURBOFNO_HOST_DEVICE constexpr int fftRadixOf(unsigned code) { return code == 1u ? 16 : static_cast<int>(code); }
+
+// The radix lists (DftPass::fftRadices codes) with a compile-time row FFT kernel (fft_pass_static.cuh): what
+// fftStages(S / 2) gives for full blocks (4096 values, radix 16) at S = 64, 128, 256, 512, 1024 (16 x 2 ..
+// 16 x 16 x 2), at the benchmark's and models' other lengths S = 48 (3 x 4 x 2), 180 (3 x 3 x 5 x 2), 384
+// (3 x 4 x 4 x 4), and for 2048-value blocks of 1024 points (8 x 8 x 8: 8x256x1024, whose grid is small).
+// tests/cpp/test_cuda_plan.cpp checks that the planner produces these codes there.
+constexpr int kFftStaticCount = 9;
+constexpr unsigned kFftStaticRadices[kFftStaticCount] = {0x21u, 0x41u, 0x81u, 0x11u, 0x211u, 0x243u, 0x2533u, 0x4443u, 0x888u};
+
+// N2 of a radix list: the product of its radices (0 for the empty list).
+TURBOFNO_HOST_DEVICE constexpr int fftRadicesProduct(unsigned radices) {
+    int n = radices ? 1 : 0;
+    for (; radices != 0; radices >>= 4) n *= fftRadixOf(radices & 15u);
+    return n;
+}
+
+// Whether launchFftPass runs a row FFT pass (R2C, or C2R where `inverse`) on its compile-time kernel: a
+// listed radix list with the planner's stage variant (fftDirectDefault; the other variant runs the
+// run-time kernel).
+inline bool fftStaticKernelRuns(const DftPass& p, bool inverse) {
+    if (p.fftDirect != (fftDirectDefault(inverse, p.S) ? 1 : 0)) return false;
+    for (unsigned r : kFftStaticRadices)
+        if (r == static_cast<unsigned>(p.fftRadices)) return true;
+    return false;
+}
 
 // Shared-memory float2 slots of an FFT block's n = L * S / 2 complex values: one padding slot per 16
 // (fft_pass.cuh, fftPad) and one spare.

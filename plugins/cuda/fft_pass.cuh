@@ -41,20 +41,18 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include "common.cuh"
 #include "dft_pass.h"
 #include "fft_pass_radix2.cuh"
+#include "fft_pass_static.cuh"
 #include "fft_radix.cuh"
 #include "pdl.cuh"
 #include "smem_limit.h"
 
 namespace turbofno {
 namespace cuda {
-
-constexpr int kFftThreads = 256;
-constexpr int kFftMaxPoints = 4096;  // complex values per block at most (L * S <= kFftLineBudget = 8192 reals)
-constexpr int kFftMaxStages = 7;     // N2 <= 2048: e.g. 1458 = 2 * 3^6
 
 __device__ __forceinline__ int fftPad(int e, int padShift) { return e + (e >> padShift); }
 
@@ -100,6 +98,8 @@ template <typename T> struct FftInputLines {
                          : make_float2(toFloat(line[2 * j * pointStride]), toFloat(line[(2 * j + 1) * pointStride]));
         }
     }
+    // fftStageStatic's form: a compile-time stride
+    template <int R, int STRIDE> __device__ __forceinline__ void loadS(int l, int i, float2 (&v)[R]) const { load<R>(l, i, STRIDE, v); }
 };
 
 // The C2R's output y as the last stage's destination, with the epilogue act(scale * v + bias [+ y])
@@ -139,6 +139,9 @@ template <typename T> struct FftOutputLines {
                 *p1 = fromFloat<T>(o.y);
             }
         }
+    }
+    template <int R, int STRIDE> __device__ __forceinline__ void storeS(int l, int q0, int k, const float2 (&v)[R]) const {
+        store<R>(l, q0 + k, STRIDE, v);
     }
 };
 
@@ -319,13 +322,16 @@ template <typename T> __device__ __forceinline__ bool fftPairs(const void* base,
 // from / to global memory; else x is first copied into the shared lines (coalesced, 4 loads in flight
 // per thread) and the C2R's result leaves them in a final coalesced loop: one more pass through
 // shared memory, but plain streaming loops (which one wins depends on the radices, plan_separable.cpp).
-template <PassKind KIND, typename T, bool DIRECT>
+// RADICES != 0: the kernel of one radix list (p.fftRadices == RADICES), sizes known at compile time
+// (fft_pass_static.cuh); 0: any list.
+template <PassKind KIND, typename T, bool DIRECT, unsigned RADICES>
 __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const void* __restrict__ src,
                                                              void* __restrict__ dst, const T* __restrict__ bias) {
     static_assert(KIND == PassKind::kR2C || KIND == PassKind::kC2R, "FFT passes are the real last-axis passes");
     extern __shared__ __align__(16) float fftSmem[];
-    const int S = p.S, N2 = S >> 1;
-    const unsigned radices = static_cast<unsigned>(p.fftRadices);
+    constexpr int kN2 = fftRadicesProduct(RADICES);  // 0: run-time
+    const int N2 = kN2 ? kN2 : p.S >> 1;
+    const unsigned radices = RADICES ? RADICES : static_cast<unsigned>(p.fftRadices);
     const int L = p.fftLines;
     float2* buf = reinterpret_cast<float2*>(fftSmem);
     float2* tw = buf + fftBufValues(static_cast<size_t>(L) * N2);
@@ -335,7 +341,17 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     const int tid = static_cast<int>(threadIdx.x);
     const int line0 = static_cast<int>(blockIdx.x) * L;
     const int lines = min(L, p.N - line0);  // lines of this block (the last block may have fewer)
-    const FftSmemLines sm{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};  // padded for powers of two
+    // padded for powers of two (first radix even)
+    using Smem = std::conditional_t<RADICES != 0, FftSmemStatic<kN2, (fftRadixOf(RADICES & 15u) & 1) == 0>, FftSmemLines>;
+    const Smem sm = [&] {
+        if constexpr (RADICES != 0) return Smem{buf};
+        else return Smem{buf, N2, (fftRadixOf(radices & 15u) & 1) ? 31 : 4};
+    }();
+    // the transform (forward / INV) from `first` through the shared lines to `last`
+    auto transform = [&](auto inv, const auto& first, const auto& last) {
+        if constexpr (RADICES != 0) fftTransformStatic<RADICES, 1, kN2, decltype(inv)::value, true>(tw, lines, first, sm, last);
+        else fftTransform<decltype(inv)::value, false>(tw, N2, lines, radices, first, sm, last);
+    };
 
     // before the wait: overlaps the previous kernel's tail (pdl.cuh)
     if (fftTwoLevelValues(N2)) fftFillTablesTwoLevel(tw, root, N2, radices, base);
@@ -345,18 +361,18 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
     if constexpr (KIND == PassKind::kR2C) {
         const FftInputLines<T> in{static_cast<const T*>(src), line0, p.b.innerStride, p.b.rowStride, fftPairs<T>(src, p.b)};
         if constexpr (DIRECT) {
-            fftTransform<false, false>(tw, N2, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
+            transform(std::false_type{}, in, sm);  // ends with a barrier (tables too)
         } else {
             const float invN2 = 1.f / static_cast<float>(N2);
 #pragma unroll 4
             for (int e = tid; e < lines * N2; e += kFftThreads) {
-                const int l = fftDiv(e, invN2), j = e - l * N2;
+                const int l = fftDivBy<kN2>(e, invN2), j = e - l * N2;
                 float2 v[1];
                 in.template load<1>(l, j, 0, v);
                 sm.at(l, j) = v[0];
             }
             __syncthreads();
-            fftTransform<false, false>(tw, N2, lines, radices, sm, sm, sm);  // ends with a barrier
+            transform(std::false_type{}, sm, sm);  // ends with a barrier
         }
         allowDependentLaunch();
         // kept bins k < kd (<= N2 + 1) of each line, from Z[k] and Z[N2 - k] (natural order)
@@ -365,9 +381,8 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         float2* out = static_cast<float2*>(dst);
         for (int i = tid; i < lines * kd; i += kFftThreads) {
             const int l = fftDiv(i, invKd), k = i - l * kd;
-            const int row = l * N2;
-            const float2 a = buf[fftPad(row + (k == N2 ? 0 : k), sm.padShift)];
-            const float2 bc = buf[fftPad(row + (k == 0 ? 0 : N2 - k), sm.padShift)];
+            const float2 a = sm.at(l, k == N2 ? 0 : k);
+            const float2 bc = sm.at(l, k == 0 ? 0 : N2 - k);
             const float2 b = make_float2(bc.x, -bc.y);                                // conj Z[N2 - k]
             const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));   // (Z[k] + conj Z[N2-k]) / 2
             const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
@@ -399,7 +414,7 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
 #pragma unroll
             for (int b = 0; b < kBatch; ++b) {
                 const int i = i0 + b * kFftThreads;
-                const int l = fftDiv(i, invHalf), k = i - l * half;
+                const int l = fftDivBy<kN2 ? kN2 / 2 + 1 : 0>(i, invHalf), k = i - l * half;
                 const int base = (line0 + l) * p.b.innerStride;
                 xa[b] = xb[b] = make_float2(0.f, 0.f);
                 if (i < lines * half) {
@@ -411,23 +426,22 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
             for (int b = 0; b < kBatch; ++b) {
                 const int i = i0 + b * kFftThreads;
                 if (i >= lines * half) break;
-                const int l = fftDiv(i, invHalf), k = i - l * half;
+                const int l = fftDivBy<kN2 ? kN2 / 2 + 1 : 0>(i, invHalf), k = i - l * half;
                 if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
                     xa[b].y = 0.f;
                     xb[b].y = 0.f;
                 }
-                const int row = l * N2;
                 const float2 w = root[k];  // e^{+2 pi i k / S}
                 {
                     const float2 s = make_float2(xa[b].x + xb[b].x, xa[b].y - xb[b].y);   // X[k] + conj X[N2-k]
                     const float2 dw = cmul(make_float2(xa[b].x - xb[b].x, xa[b].y + xb[b].y), w);
-                    buf[fftPad(row + k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
+                    sm.at(l, k) = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
                 }
                 if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
                     const float2 w2 = make_float2(-w.x, w.y);                 // e^{+2 pi i (N2 - k) / S} = -conj(w)
                     const float2 s = make_float2(xb[b].x + xa[b].x, xb[b].y - xa[b].y);
                     const float2 dw = cmul(make_float2(xb[b].x - xa[b].x, xb[b].y + xa[b].y), w2);
-                    buf[fftPad(row + N2 - k, sm.padShift)] = make_float2(s.x - dw.y, s.y + dw.x);
+                    sm.at(l, N2 - k) = make_float2(s.x - dw.y, s.y + dw.x);
                 }
             }
         }
@@ -436,13 +450,13 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         const FftOutputLines<T> out{static_cast<T*>(dst), lineBias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
                                     p.scale, p.addY, p.activation};
         if constexpr (DIRECT) {
-            fftTransform<true, false>(tw, N2, lines, radices, sm, sm, out);
+            transform(std::true_type{}, sm, out);
         } else {
-            fftTransform<true, false>(tw, N2, lines, radices, sm, sm, sm);  // ends with a barrier
+            transform(std::true_type{}, sm, sm);  // ends with a barrier
             const float invN2 = 1.f / static_cast<float>(N2);
 #pragma unroll 4
             for (int e = tid; e < lines * N2; e += kFftThreads) {
-                const int l = fftDiv(e, invN2), j = e - l * N2;
+                const int l = fftDivBy<kN2>(e, invN2), j = e - l * N2;
                 const float2 v[1] = {sm.at(l, j)};
                 out.template store<1>(l, j, 0, v);
             }
@@ -464,7 +478,9 @@ inline bool fftStagesValid(unsigned radices, int n) {
 
 // Launch of one FFT pass (DftPass::fft): the radix-2 kernel where p.fftRadices == 0 (fft_pass_radix2.cuh),
 // else this file's Stockham kernel: ceil(N / fftLines) blocks, fftSmemBytes of dynamic shared memory
-// (<= 48 KB), programmatic dependent launch (pdl.cuh).
+// (<= 48 KB, a one-line block up to fftSmemAllowed), programmatic dependent launch (pdl.cuh). The radix
+// lists of kFftStaticRadices with the planner's stage variant (fftDirectDefault) run their compile-time
+// kernel.
 template <PassKind KIND, typename T>
 cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
     if (p.fftRadices == 0) return launchFftRadix2Pass<KIND, T>(p, src, dst, bias, stream);  // small power-of-two blocks
@@ -479,8 +495,30 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
         const cudaError_t err = allowSmem(kernel, smem, optedIn, kFftSmemMax);
         return err != cudaSuccess ? err : launchKernel(kernel, grid, dim3(kFftThreads), smem, stream, p, src, dst, bias);
     };
-    static std::atomic<unsigned long long> optedInDirect{0}, optedInStaged{0};
-    return p.fftDirect ? launch(fftPassKernel<KIND, T, true>, optedInDirect) : launch(fftPassKernel<KIND, T, false>, optedInStaged);
+    static std::atomic<unsigned long long> optedInDirect{0}, optedInStaged{0}, optedInStatic{0};
+    // the compile-time kernel of radix list R (<= 1024 points per line: never over 48 KB, optedInStatic unused)
+    auto launchStatic = [&](auto radices) {
+        constexpr unsigned R = decltype(radices)::value;
+        constexpr bool kDirect = fftDirectDefault(KIND == PassKind::kC2R, 2 * fftRadicesProduct(R));
+        return launch(fftPassKernel<KIND, T, kDirect, R>, optedInStatic);
+    };
+    static_assert(kFftStaticCount == 9, "one case per kFftStaticRadices entry");
+    if (fftStaticKernelRuns(p, KIND == PassKind::kC2R)) {
+        switch (static_cast<unsigned>(p.fftRadices)) {
+            case kFftStaticRadices[0]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[0]>{});
+            case kFftStaticRadices[1]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[1]>{});
+            case kFftStaticRadices[2]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[2]>{});
+            case kFftStaticRadices[3]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[3]>{});
+            case kFftStaticRadices[4]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[4]>{});
+            case kFftStaticRadices[5]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[5]>{});
+            case kFftStaticRadices[6]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[6]>{});
+            case kFftStaticRadices[7]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[7]>{});
+            case kFftStaticRadices[8]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[8]>{});
+            default: return cudaErrorInvalidConfiguration;
+        }
+    }
+    return p.fftDirect ? launch(fftPassKernel<KIND, T, true, 0>, optedInDirect)
+                       : launch(fftPassKernel<KIND, T, false, 0>, optedInStaged);
 }
 
 // The column FFT: a complex pass (kC2C, a leading axis of n = p.S points, n = 2^a 3^b 5^c) as FFTs

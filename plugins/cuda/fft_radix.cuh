@@ -8,6 +8,10 @@
 namespace turbofno {
 namespace cuda {
 
+constexpr int kFftThreads = 256;
+constexpr int kFftMaxPoints = 4096;  // complex values per block at most (L * S <= kFftLineBudget = 8192 reals)
+constexpr int kFftMaxStages = 7;     // N2 <= 2048: e.g. 1458 = 2 * 3^6
+
 // floor(a / d) for 0 <= a < 2^21, 1 <= d, given inv = 1.f / d: (a + 1/2) / d is at least 1 / (2d) from
 // an integer and the two roundings move it by at most (a + 1/2) / d * 2^-23 < 1 / (2d).
 __device__ __forceinline__ int fftDiv(int a, float inv) {

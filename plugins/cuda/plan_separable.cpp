@@ -107,7 +107,7 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     // (256x256 m32 97 / 113, 128x128 m16 104 / 115, 384 176 / 188; 250x180 86 / 78, 256x256 m64 73 / 69),
     // staged below (48^3 54 / 50, 96x96x64 55 / 45). setFftDirectOverride forces either.
     const int forced = gFftDirectOverride.load(std::memory_order_relaxed);
-    p.fftDirect = forced >= 0 ? forced : (!p.inverse && S >= 128 ? 1 : 0);
+    p.fftDirect = forced >= 0 ? forced : (fftDirectDefault(p.inverse != 0, S) ? 1 : 0);
 }
 
 // Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT. 2D

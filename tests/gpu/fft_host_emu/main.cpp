@@ -275,6 +275,47 @@ void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
     }
 }
 
+// The compile-time row FFT kernels (fft_pass_static.cuh, kFftStaticRadices): every listed radix list at
+// full blocks (the most lines per block) with a partial last block, R2C and C2R with bias and an
+// activation, all bins and a few, f32 and f16; each must run on its compile-time kernel.
+void runStatic(std::mt19937& rng) {
+    for (unsigned radices : cuda::kFftStaticRadices) {
+        const int S = 2 * cuda::fftRadicesProduct(radices);
+        int maxRadix = 0;
+        for (unsigned r = radices; r != 0; r >>= 4) maxRadix = std::max(maxRadix, cuda::fftRadixOf(r & 15u));
+        // lists capped at radix 8 are the planner's for 2048-value blocks
+        const int L = maxRadix == 8 ? 2048 / (S / 2) : maxLines(S);
+        for (int kd : {S / 2 + 1, 5}) {
+            const auto sh = shape1(0, S, kd, 1, L + L / 2 + 1, L + L / 2 + 1, false);  // one full block, one partial
+            core::SpectralConvAttrs attrs;
+            attrs.rank = 1;
+            attrs.modesLow[0] = static_cast<int32_t>(kd);
+            const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+            DftPass r2c = sp.fwd[0].pass, c2r = sp.inv[sp.nInv - 1].pass;
+            r2c.fftRadices = c2r.fftRadices = static_cast<int>(radices);
+            r2c.fftLines = c2r.fftLines = L;
+            c2r.activation = kd == 5 ? 1 : 5;  // GELU (erf), tanh
+            // the planner's stages for a full block of this length are this list (test_cuda_plan checks it too)
+            const bool planned = cuda::fftStages(S / 2, maxRadix == 8 ? 8 : 16) == static_cast<int>(radices);
+            if (!r2c.fft || !c2r.fft || !planned || !cuda::fftStaticKernelRuns(r2c, false) || !cuda::fftStaticKernelRuns(c2r, true)) {
+                ++failures;
+                std::printf("FAIL: radices %x (S=%d) would not run the compile-time kernel\n", radices, S);
+                continue;
+            }
+            char label[64];
+            std::snprintf(label, sizeof label, "static %x", radices);
+            const std::string lv = label;
+            runR2C<float>(r2c, 0, lv, rng);
+            runC2R<float>(c2r, 0, kd, true, lv, rng);
+            if (kd == 5) {
+                runR2C<__half>(r2c, 0, lv, rng);
+                runC2R<__half>(c2r, 0, kd, true, lv, rng);
+                runC2R<float>(c2r, 0, kd, true, lv, rng, 1);  // unaligned y: the scalar stores
+            }
+        }
+    }
+}
+
 // 2D with a skip and activations (bias map over the leading axis: biasDiv = T_0), many lines per block
 void run2D(int S, std::mt19937& rng, bool tiny = false) {
     const bool mixed = (S & (S - 1)) != 0;
@@ -411,6 +452,7 @@ int main(int argc, char** argv) {
         runColumns({8, 1024}, {8, 3}, {4, 3}, 1, 2, rng);
         runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
     }
+    runStatic(rng);
     if (tiny) {
         for (int S : {10, 48, 180}) run1D(S, true, rng, true);
         run2D(12, rng, true);
