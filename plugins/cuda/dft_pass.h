@@ -84,10 +84,12 @@ TURBOFNO_HOST_DEVICE constexpr int fftRadixOf(unsigned code) { return code == 1u
 // The radix lists (DftPass::fftRadices codes) with a compile-time row FFT kernel (fft_pass_static.cuh): what
 // fftStages(S / 2) gives for full blocks (4096 values, radix 16) at S = 64, 128, 256, 512, 1024 (16 x 2 ..
 // 16 x 16 x 2), at the benchmark's and models' other lengths S = 48 (3 x 4 x 2), 180 (3 x 3 x 5 x 2), 384
-// (3 x 4 x 4 x 4), and for 2048-value blocks of 1024 points (8 x 8 x 8: 8x256x1024, whose grid is small).
-// tests/cpp/test_cuda_plan.cpp checks that the planner produces these codes there.
-constexpr int kFftStaticCount = 9;
-constexpr unsigned kFftStaticRadices[kFftStaticCount] = {0x21u, 0x41u, 0x81u, 0x11u, 0x211u, 0x243u, 0x2533u, 0x4443u, 0x888u};
+// (3 x 4 x 4 x 4), and for 2048-value blocks (grids too small for full blocks) of 64, 128 and 1024 points
+// (8 x 4, 8 x 8, 8 x 8 x 8: 8x64x64x64, 2x64x128x128, 8x256x1024). tests/cpp/test_cuda_plan.cpp checks
+// that the planner produces these codes there.
+constexpr int kFftStaticCount = 11;
+constexpr unsigned kFftStaticRadices[kFftStaticCount] = {0x21u, 0x41u, 0x81u, 0x11u, 0x211u, 0x243u, 0x2533u, 0x4443u, 0x888u,
+                                                          0x48u, 0x88u};
 
 // N2 of a radix list: the product of its radices (0 for the empty list).
 TURBOFNO_HOST_DEVICE constexpr int fftRadicesProduct(unsigned radices) {

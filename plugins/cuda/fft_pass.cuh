@@ -502,7 +502,7 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
         constexpr bool kDirect = fftDirectDefault(KIND == PassKind::kC2R, 2 * fftRadicesProduct(R));
         return launch(fftPassKernel<KIND, T, kDirect, R>, optedInStatic);
     };
-    static_assert(kFftStaticCount == 9, "one case per kFftStaticRadices entry");
+    static_assert(kFftStaticCount == 11, "one case per kFftStaticRadices entry");
     if (fftStaticKernelRuns(p, KIND == PassKind::kC2R)) {
         switch (static_cast<unsigned>(p.fftRadices)) {
             case kFftStaticRadices[0]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[0]>{});
@@ -514,6 +514,8 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
             case kFftStaticRadices[6]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[6]>{});
             case kFftStaticRadices[7]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[7]>{});
             case kFftStaticRadices[8]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[8]>{});
+            case kFftStaticRadices[9]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[9]>{});
+            case kFftStaticRadices[10]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[10]>{});
             default: return cudaErrorInvalidConfiguration;
         }
     }

@@ -287,22 +287,26 @@ void testFftPasses() {
     // the compile-time row FFT kernels (kFftStaticRadices): the lengths they are for get exactly those lists
     // from the planner at full blocks, and with the planner's stage variant run them
     {
-        const int64_t lengths[] = {64, 128, 256, 512, 1024, 48, 180, 384, 1024};
+        const int64_t lengths[] = {64, 128, 256, 512, 1024, 48, 180, 384, 1024, 64, 128};
         static_assert(sizeof(lengths) / sizeof(lengths[0]) == cuda::kFftStaticCount, "one length per list");
         bool all = true;
         for (int i = 0; i < cuda::kFftStaticCount; ++i) {
             const int64_t S = lengths[i];
-            // 65536 lines: full blocks; the last list: 8x256x1024 (2048 lines: blocks of 4 lines)
-            const cuda::SeparablePlan p = i == 8 ? sep(makeShape({S}, {256}, 8, 256, 256)) : sep(makeShape({S}, {S / 4}, 256, 256, 256));
+            // 65536 lines: full blocks; then 2048-value blocks: 8x256x1024 (2048 lines), 8x64x64x64 (32768 lines),
+            // 2x64x128x128 (16384 lines)
+            const cuda::SeparablePlan p = i == 8    ? sep(makeShape({S}, {256}, 8, 256, 256))
+                                          : i == 9  ? sep(makeShape({64, 64}, {16, 16}, 8, 64, 64))
+                                          : i == 10 ? sep(makeShape({128, 128}, {32, 32}, 2, 64, 64))
+                                                    : sep(makeShape({S}, {S / 4}, 256, 256, 256));
             all = all && cuda::fftRadicesProduct(cuda::kFftStaticRadices[i]) == S / 2 &&
                   p.fwd[0].pass.fftRadices == static_cast<int>(cuda::kFftStaticRadices[i]) &&
-                  p.inv[0].pass.fftRadices == static_cast<int>(cuda::kFftStaticRadices[i]) &&
-                  cuda::fftStaticKernelRuns(p.fwd[0].pass, false) && cuda::fftStaticKernelRuns(p.inv[0].pass, true);
+                  p.inv[p.nInv - 1].pass.fftRadices == static_cast<int>(cuda::kFftStaticRadices[i]) &&
+                  cuda::fftStaticKernelRuns(p.fwd[0].pass, false) && cuda::fftStaticKernelRuns(p.inv[p.nInv - 1].pass, true);
         }
         cuda::DftPass other = sep(makeShape({256}, {64}, 64, 64, 64)).inv[0].pass;
         other.fftDirect ^= 1;
         expect(all && !cuda::fftStaticKernelRuns(other, true),
-               "compile-time row FFT kernels: S = 64 .. 1024, 48, 180, 384 at full blocks, 8x256x1024 (planner's stage variant only)");
+               "compile-time row FFT kernels: S = 64 .. 1024, 48, 180, 384 at full blocks, 2048-value blocks of 64, 128, 1024 points (planner's stage variant only)");
     }
     // the stage lists (4 bits per stage, first stage lowest; code 1 = radix 16)
     expect(cuda::fftStages(90) == 0x2533 && cuda::fftStages(192) == 0x4443 && cuda::fftStages(125) == 0x555 &&
