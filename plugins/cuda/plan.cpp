@@ -223,15 +223,20 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     const int64_t plane = shape.spatial[0] * shape.spatial[1];
     const int64_t kd = shape.kept[1];
     if (kd >= kSeparableFromModes || plane > kSeparableFromPlane) return Algorithm::kSeparable;
-    // With FFT last-axis passes (plan_separable.h) the separable algorithm also wins on long rows, on
-    // many planes and on 128^2+ planes with few modes; measured at 7a49149
-    // (tests/gpu/logs/fft_mlp_7a49149/tune_fft_algo_2d.md), e.g. 16x32x256x256 m32 0.546 -> 0.471 ms,
-    // 32x64x64x64 m6 0.187 -> 0.135, 8x64x128x128 m8 0.133 -> 0.109; the fused plane stays ahead at
-    // 8-16 x 64 planes of 64x64 and at 128x128 m32 (8x64: 0.195 vs 0.205).
+    // With FFT last-axis passes (plan_separable.h) the separable algorithm also wins on rows of 128
+    // points and more, on many planes, on 128^2+ planes with few modes and on 64-point rows except where
+    // their row count puts them on the radix-2 kernel with a grid just under the FFT's block target.
+    // Measured with the compile-time row kernels at d348162 (tests/gpu/logs/static_fft_s9/tune_2d_algo.md,
+    // ms, fused / separable): 8x64x128x128 m32 0.196 / 0.115, 1x32x64x64 m16 0.029 / 0.020, 32x32x64x64
+    // m12 0.106 / 0.070, 8x64x64x64 m12 0.064 / 0.053, 1x64x128x128 m32 0.066 / 0.064; the fused plane
+    // stays ahead at 16384 rows of 64 points (4x64x64x64 m16 0.059 / 0.064, 8x32x64x64 m12 0.043 / 0.047),
+    // at 48- and 96-point rows (1x8x48x48 m12 0.017 / 0.024, 8x32x96x96 m24 0.078 / 0.083).
     if (lastAxisUsesFft(shape)) {
         const int64_t planes = shape.batch * shape.inChannels;
-        if (shape.spatial[1] >= kFftSeparableFromLength || planes >= kFftSeparableFromPlanes ||
-            (plane >= 128 * 128 && kd <= kFftSeparableMaxModes)) {
+        const int64_t Sd = shape.spatial[1], rows = planes * shape.spatial[0];
+        if (Sd >= kFftSeparableFromLength || planes >= kFftSeparableFromPlanes ||
+            (plane >= 128 * 128 && kd <= kFftSeparableMaxModes) ||
+            (Sd == 64 && (rows <= kFftFusedRowsAbove || rows >= kFftFusedRowsBelow))) {
             return Algorithm::kSeparable;
         }
     }

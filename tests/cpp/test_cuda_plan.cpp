@@ -119,16 +119,26 @@ void testChoice() {
     expect(cuda::chooseAlgorithm(makeShape({4096}, {64})) == cuda::Algorithm::kSeparable, "1D runs separable");
     expect(cuda::chooseAlgorithm(makeShape({48, 48, 48}, {24, 24, 12})) == cuda::Algorithm::kSeparable, "3D runs separable");
     const cuda::Plan p2 = cuda::makePlan(makeShape({128, 128}, {64, 32}), nullptr);
-    expect(p2.supported && p2.algo == cuda::Algorithm::kFusedPlane, "2D 128x128 m32: fused plane");
+    expect(p2.supported && p2.algo == cuda::Algorithm::kSeparable, "2D 128x128 m32: separable (FFT rows of 128 points)");
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {128, 64})) == cuda::Algorithm::kSeparable, "2D m64: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 32})) == cuda::Algorithm::kSeparable, "2D 384x384: separable");
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 256x256 m32: separable (FFT rows)");
-    // 180-point rows run as mixed-radix FFT passes, but below every FFT threshold (rows < 256, 6 planes, kd > 16)
-    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 250x180 m32: fused");
+    // 180-point rows run as mixed-radix FFT passes (from 128 points: separable); 96- and 48-point rows stay fused
+    expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 250x180 m32: separable");
+    expect(cuda::chooseAlgorithm(makeShape({96, 96}, {48, 24}, 8, 32, 32)) == cuda::Algorithm::kFusedPlane &&
+               cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane,
+           "8x32x96x96 m24, 1x8x48x48 m12: fused");
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "32x64 planes of 64x64: separable");
-    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64 planes of 64x64: fused");
+    // 64-point rows: separable at <= 8192 and >= 32768 rows, fused in between
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kSeparable &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 32, 32)) == cuda::Algorithm::kSeparable &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 32, 32)) == cuda::Algorithm::kSeparable,
+           "8x64, 1x32, 4x32 planes of 64x64: separable");
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 64, 64)) == cuda::Algorithm::kFusedPlane &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {24, 12}, 8, 32, 32)) == cuda::Algorithm::kFusedPlane,
+           "4x64, 8x32 planes of 64x64 (16384 rows): fused");
     expect(cuda::chooseAlgorithm(makeShape({128, 128}, {16, 8}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "128x128 m8: separable");
-    expect(cuda::chooseAlgorithm(makeShape({128, 128}, {64, 32}, 8, 64, 64)) == cuda::Algorithm::kFusedPlane, "8x64x128x128 m32: fused");
+    expect(cuda::chooseAlgorithm(makeShape({128, 128}, {64, 32}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "8x64x128x128 m32: separable");
     cuda::setFftPassOverride(0);
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kFusedPlane, "2D 256x256 m32 without FFT: fused plane");
     cuda::setFftPassOverride(-1);
@@ -171,7 +181,7 @@ void testResampling() {
 
 // The fused layer (op version 2) runs on the separable algorithm: skip first, epilogue in C2R.
 void testFusedLayer() {
-    core::SpectralConvShape s = makeShape({64, 64}, {32, 17});
+    core::SpectralConvShape s = makeShape({64, 64}, {32, 17}, 4, 64, 64);  // 16384 rows of 64 points: the fused plane
     s.hasSkip = true;
     core::SpectralConvAttrs a = makeAttrs({16, 17}, {16, 0});
     a.activation = core::Activation::kGeluTanh;
@@ -180,7 +190,7 @@ void testFusedLayer() {
            "fused layer: the fused plane (the planner's 2D choice) with the skip in y and the activation in its inverse");
     expect(p.sep.skipPoints == 64 * 64 && p.sep.inv[1].pass.addY == 1 && p.sep.inv[1].pass.activation == 2,
            "fused layer: skip GEMM over prod(S) points, C2R adds it and applies the activation");
-    core::SpectralConvShape plain = makeShape({64, 64}, {32, 17});
+    core::SpectralConvShape plain = makeShape({64, 64}, {32, 17}, 4, 64, 64);
     a.activation = core::Activation::kIdentity;
     const cuda::Plan q = cuda::makePlan(plain, &a);
     expect(q.sep.skipPoints == 0 && q.sep.inv[1].pass.addY == 0 && q.sep.inv[1].pass.activation == 0, "plain layer: no epilogue");
