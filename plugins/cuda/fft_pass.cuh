@@ -42,6 +42,7 @@
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "common.cuh"
 #include "dft_pass.h"
@@ -139,9 +140,6 @@ template <typename T> struct FftOutputLines {
                 *p1 = fromFloat<T>(o.y);
             }
         }
-    }
-    template <int R, int STRIDE> __device__ __forceinline__ void storeS(int l, int q0, int k, const float2 (&v)[R]) const {
-        store<R>(l, q0 + k, STRIDE, v);
     }
 };
 
@@ -476,6 +474,15 @@ inline bool fftStagesValid(unsigned radices, int n) {
     return stages >= 1 && stages <= kFftMaxStages && prod == n;
 }
 
+// launchStatic(std::integral_constant<unsigned, R>) for the kFftStaticRadices entry R equal to `radices`.
+template <class LaunchStatic, size_t... I>
+cudaError_t fftLaunchStatic(unsigned radices, const LaunchStatic& launchStatic, std::index_sequence<I...>) {
+    cudaError_t err = cudaErrorInvalidConfiguration;
+    (void)((radices == kFftStaticRadices[I] && (err = launchStatic(std::integral_constant<unsigned, kFftStaticRadices[I]>{}), true)) ||
+           ...);
+    return err;
+}
+
 // Launch of one FFT pass (DftPass::fft): the radix-2 kernel where p.fftRadices == 0 (fft_pass_radix2.cuh),
 // else this file's Stockham kernel: ceil(N / fftLines) blocks, fftSmemBytes of dynamic shared memory
 // (<= 48 KB, a one-line block up to fftSmemAllowed), programmatic dependent launch (pdl.cuh). The radix
@@ -502,23 +509,8 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
         constexpr bool kDirect = fftDirectDefault(KIND == PassKind::kC2R, 2 * fftRadicesProduct(R));
         return launch(fftPassKernel<KIND, T, kDirect, R>, optedInStatic);
     };
-    static_assert(kFftStaticCount == 11, "one case per kFftStaticRadices entry");
-    if (fftStaticKernelRuns(p, KIND == PassKind::kC2R)) {
-        switch (static_cast<unsigned>(p.fftRadices)) {
-            case kFftStaticRadices[0]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[0]>{});
-            case kFftStaticRadices[1]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[1]>{});
-            case kFftStaticRadices[2]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[2]>{});
-            case kFftStaticRadices[3]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[3]>{});
-            case kFftStaticRadices[4]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[4]>{});
-            case kFftStaticRadices[5]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[5]>{});
-            case kFftStaticRadices[6]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[6]>{});
-            case kFftStaticRadices[7]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[7]>{});
-            case kFftStaticRadices[8]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[8]>{});
-            case kFftStaticRadices[9]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[9]>{});
-            case kFftStaticRadices[10]: return launchStatic(std::integral_constant<unsigned, kFftStaticRadices[10]>{});
-            default: return cudaErrorInvalidConfiguration;
-        }
-    }
+    if (fftStaticKernelRuns(p, KIND == PassKind::kC2R))
+        return fftLaunchStatic(static_cast<unsigned>(p.fftRadices), launchStatic, std::make_index_sequence<kFftStaticCount>{});
     return p.fftDirect ? launch(fftPassKernel<KIND, T, true, 0>, optedInDirect)
                        : launch(fftPassKernel<KIND, T, false, 0>, optedInStaged);
 }

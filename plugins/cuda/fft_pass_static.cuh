@@ -89,18 +89,19 @@ __device__ __forceinline__ void fftStageStatic(const float2* tw, int lines, cons
     }
 }
 
-// fftTransform (rows) for the compile-time list RADICES from its stage at P on.
+// fftTransform (rows) for the compile-time list RADICES from its stage at P on; the last stage writes the
+// shared lines (no direct C2R).
 template <unsigned RADICES, int P, int N2, bool INV, bool IS_FIRST, class First, class Sm, class Last>
 __device__ __forceinline__ void fftTransformStatic(const float2* tw, int lines, const First& first, const Sm& sm,
                                                    const Last& last) {
+    // the compile-time kernels run the planner's stage variant, whose C2R writes y after the last stage
+    static_assert(!Last::kGlobal, "the last stage writes the shared lines (fftDirectDefault: the C2R staged)");
     constexpr int R = fftRadixOf(RADICES & 15u);
     constexpr bool kIsLast = (RADICES >> 4) == 0;
     const float2* t = tw + (P - 1);
     if constexpr (First::kGlobal && IS_FIRST) {
         fftStageStatic<R, P, N2, INV, false>(t, lines, first, sm);
         __syncthreads();
-    } else if constexpr (Last::kGlobal && kIsLast) {
-        fftStageStatic<R, P, N2, INV, false>(t, lines, sm, last);
     } else {
         fftStageStatic<R, P, N2, INV, true>(t, lines, sm, sm);
         __syncthreads();

@@ -236,7 +236,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
         const int64_t Sd = shape.spatial[1], rows = planes * shape.spatial[0];
         if (Sd >= kFftSeparableFromLength || planes >= kFftSeparableFromPlanes ||
             (plane >= 128 * 128 && kd <= kFftSeparableMaxModes) ||
-            (Sd == 64 && (rows <= kFftFusedRowsAbove || rows >= kFftFusedRowsBelow))) {
+            (Sd == kFftFusedBandLength && (rows <= kFftFusedRowsAbove || rows >= kFftFusedRowsBelow))) {
             return Algorithm::kSeparable;
         }
     }

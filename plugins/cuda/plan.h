@@ -106,11 +106,12 @@ struct Plan {
 constexpr int64_t kSeparableFromModes = 40;
 constexpr int64_t kSeparableFromPlane = 300 * 300;
 // ... and, where the last axis runs as FFT passes, from this row length, this many (n, c) planes, or
-// planes of 128x128 and more with at most this many kept last-axis modes; rows of 64 points (a power
-// of two) outside the band of row counts kFftFusedRowsAbove < rows < kFftFusedRowsBelow (chooseAlgorithm).
+// planes of 128x128 and more with at most this many kept last-axis modes; rows of kFftFusedBandLength
+// points outside the band of row counts kFftFusedRowsAbove < rows < kFftFusedRowsBelow (chooseAlgorithm).
 constexpr int64_t kFftSeparableFromLength = 128;
 constexpr int64_t kFftSeparableFromPlanes = 2048;
 constexpr int64_t kFftSeparableMaxModes = 16;
+constexpr int64_t kFftFusedBandLength = 64;
 constexpr int64_t kFftFusedRowsAbove = 8192;
 constexpr int64_t kFftFusedRowsBelow = 32768;
 
