@@ -72,6 +72,10 @@ struct DftPass {
     int fftRadices = 0;
     int fftLines = 1;         // lines (R2C / C2R) or columns (C2C) per block, within kFftSmemLimit
     int fftDirect = 1;        // R2C / C2R: first / last stage straight from x / to y (else staged; fft_pass.cuh)
+    // > 0: a long last axis of a 1D layer as a four-step FFT (fft_pass_long.cuh) over Nb = fftLongCols
+    // columns of Na = S / Nb points (fftRadices: Na's stages, fftLines: column pairs per block); the R2C
+    // writes one partial spectrum per Nb / (2 fftLines) columns (planSeparable's split).
+    int fftLongCols = 0;
 };
 
 // The planner's stage variant of a row FFT (DftPass::fftDirect): the R2C reads x directly from 128 points
@@ -102,6 +106,7 @@ TURBOFNO_HOST_DEVICE constexpr int fftRadicesProduct(unsigned radices) {
 // listed radix list with the planner's stage variant (fftDirectDefault; the other variant runs the
 // run-time kernel).
 inline bool fftStaticKernelRuns(const DftPass& p, bool inverse) {
+    if (p.fftLongCols != 0) return false;  // fft_pass_long.cuh
     if (p.fftDirect != (fftDirectDefault(inverse, p.S) ? 1 : 0)) return false;
     for (unsigned r : kFftStaticRadices)
         if (r == static_cast<unsigned>(p.fftRadices)) return true;
@@ -132,6 +137,14 @@ constexpr size_t fftSmemBytes(int S, int L) {
 TURBOFNO_HOST_DEVICE constexpr int fftColumnPitch(int n) { return n | 1; }
 constexpr size_t fftColumnSmemBytes(int n, int W) {
     return (static_cast<size_t>(W) * static_cast<size_t>(fftColumnPitch(n)) + static_cast<size_t>(n - 1)) * 8;
+}
+
+// The four-step long-axis FFT block (fft_pass_long.cuh): H = fftLines lines of Na values at the odd pitch,
+// Na - 1 stage twiddles, 128 root factors, kd block roots, then a scratch of max(kd, 256) values (the
+// forward's group sums over 256 threads, the inverse's bins).
+constexpr size_t fftLongSmemBytes(int Na, int H, int kd) {
+    return (static_cast<size_t>(H) * static_cast<size_t>(fftColumnPitch(Na)) + static_cast<size_t>(Na - 1) + 128 +
+            static_cast<size_t>(kd) + static_cast<size_t>(kd > 256 ? kd : 256)) * 8;
 }
 
 // Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for

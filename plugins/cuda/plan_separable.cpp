@@ -23,6 +23,7 @@ constexpr int64_t kSplitMinSteps = 4;
 std::atomic<int> gSplitStepsOverride{-1};
 std::atomic<int> gFftPassOverride{-1};
 std::atomic<int> gFftDirectOverride{-1};
+std::atomic<int> gFftLongOverride{-1};
 // The FFT passes (fft_pass.cuh) run whenever they can, unless forced off (setFftPassOverride(0)).
 // Written without a measurement (no GPU on the writing machine): the integrator checks it on the H200.
 constexpr bool kFftPassDefault = true;
@@ -125,7 +126,51 @@ void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
     p.fftRadices = fftStages(n);  // radix 16 even on idle threads: capped to 8, 32x64x128x128's columns ran 30 -> 42 us
 }
 
+// The four-step long-axis FFT for a 1D layer's last axis of S points, kd kept bins, `lines` lines, or
+// Na = 0: the planner's rule (plan_separable.h) unless setFftLongOverride forces it.
+FftLongShape fftLongFor(int64_t S, int64_t kd, int64_t lines, size_t specBytes) {
+    const int forced = gFftLongOverride.load(std::memory_order_relaxed);
+    if (forced == 0 || !fftPassesOn()) return {};
+    if (forced < 0 && (S < kFftLongFrom || (S <= kFftMaxLen && fftRowsFor(S, kd)))) return {};
+    return fftLongShape(S, kd, lines, static_cast<int64_t>(specInCapacity(specBytes) / specBytes));
+}
+
+// Marks a real last-axis pass as the four-step long-axis FFT (fft_pass_long.cuh).
+void makeFftLongPass(DftPass& p, const FftLongShape& f) {
+    p.fft = 1;
+    p.fftLongCols = p.S / f.Na;
+    p.fftLines = f.W / 2;
+    p.fftRadices = fftStages(f.Na);
+}
+
 }  // namespace
+
+FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles) {
+    maxTiles = std::min<int64_t>(maxTiles, kMaxPassSplit);
+    if (kd < 1 || S < 4 * kFftLongMinNa) return {};
+    for (int64_t Na = std::max<int64_t>(2 * kd, kFftLongMinNa); Na <= kFftLongMaxNa; ++Na) {
+        if (S % Na != 0 || fftStages(Na) == 0) continue;
+        const int64_t Nb = S / Na;
+        int64_t W = 64;
+        while (W > 16 && (W * Na > kFftColumnPoints * 2 || Nb % W != 0)) W /= 2;
+        if (W * Na > kFftColumnPoints * 2 || Nb % W != 0) continue;
+        // fewer columns per block (more blocks) where the grid would be small
+        while (W > 16 && lines * (Nb / W) < kFftTargetBlocks && Nb / (W / 2) <= maxTiles) W /= 2;
+        if (Nb / W > maxTiles || fftLongSmemBytes(static_cast<int>(Na), static_cast<int>(W / 2), static_cast<int>(kd)) > kFftSmemLimit ||
+            lines * (Nb / W) >= (int64_t{1} << 31))
+            continue;
+        return {static_cast<int>(Na), static_cast<int>(W)};
+    }
+    return {};
+}
+
+void setFftLongOverride(int mode) { gFftLongOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+
+bool lastAxisUsesFftLong(const core::SpectralConvShape& shape) {
+    if (shape.rank != 1 || core::outSize(shape, 0) != shape.spatial[0]) return false;
+    const int64_t lines = shape.batch * shape.inChannels;
+    return fftLongFor(shape.spatial[0], shape.kept[0], lines, static_cast<size_t>(lines * shape.kept[0]) * 8).Na != 0;
+}
 
 bool fftColumnLength(int64_t n) { return n >= kFftMinLen && n <= kFftColumnMaxLen && fftStages(n) != 0; }
 
@@ -214,6 +259,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     const int64_t specInElems = L0 * prod(K, 0, d), specOutElems = L1 * prod(K, 0, d);
     Buffers bufs;
     const bool fftOn = fftPassesOn();
+    FftLongShape longAxis;  // the four-step FFT of a 1D layer's long axis (Na 0: none)
 
     // ---- forward: R2C along the last axis, then each leading axis from the innermost out ----
     {
@@ -226,8 +272,12 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mFast = 1;
         st.pass.b = view(lines, 0, Sd, 1);
         st.pass.c = view(lines, 0, kd, 1);
-        // FFT pass: fftLength, kept bins within 0..S/2 (lines are contiguous: b and c above), fftRowsPay
-        if (fftRowsFor(Sd, kd)) makeFftPass(st.pass, lines, Sd);
+        // FFT pass: fftLength, kept bins within 0..S/2 (lines are contiguous: b and c above), fftRowsPay;
+        // 1D layers with long axes: the four-step FFT (partial spectra per column tile, summed before mixing)
+        if (d == 1 && Td == Sd && (longAxis = fftLongFor(Sd, kd, lines, static_cast<size_t>(specInElems) * 8)).Na != 0)
+            makeFftLongPass(st.pass, longAxis);
+        else if (fftRowsFor(Sd, kd))
+            makeFftPass(st.pass, lines, Sd);
         st.src = Buffer::kX;
         st.dst = d == 1 ? Buffer::kSpecIn : Buffer::kA;
         bufs.need(st.dst, lines * kd);
@@ -292,8 +342,10 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.addY = shape.hasSkip ? 1 : 0;
         st.pass.activation = attrs ? static_cast<int>(attrs->activation) : 0;
         sp.skipPoints = shape.hasSkip ? prod(S, 0, d) : 0;
-        // FFT pass: fftLength and no resampling of the last axis (the C2R runs at T_d = S_d), fftRowsPay
-        if (Td == Sd && fftRowsFor(Td, kd)) makeFftPass(st.pass, lines, Td);
+        // FFT pass: fftLength and no resampling of the last axis (the C2R runs at T_d = S_d), fftRowsPay;
+        // the four-step FFT where the R2C runs it (lines of L1 here: the grid differs, the shape not)
+        if (longAxis.Na != 0) makeFftLongPass(st.pass, longAxis);
+        else if (Td == Sd && fftRowsFor(Td, kd)) makeFftPass(st.pass, lines, Td);
         st.src = prev;
         st.dst = Buffer::kY;
     }
@@ -324,6 +376,8 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     last.kPerSplit = static_cast<int>(kPer);
     sp.split = static_cast<int>(ceilDiv(last.K, kPer));
     last.cSplitStride = static_cast<int32_t>(specInElems);
+    // the four-step R2C writes one partial spectrum per block of columns (fftLongFor kept them within cap)
+    if (last.fftLongCols) sp.split = last.fftLongCols / (2 * last.fftLines);
 
     sp.offA = 0;
     sp.offB = align256(static_cast<size_t>(bufs.a) * 8);

@@ -50,6 +50,24 @@ constexpr int kFftRadix2Below = 2048;
 constexpr int kFftColumnMaxLen = 1024;
 constexpr int kFftColumnPoints = 4096;
 
+// Long last axes of 1D layers as a four-step FFT (fft_pass_long.cuh): S = Na * Nb, Na = 2^a 3^b 5^c in
+// [max(2 kd, kFftLongMinNa), kFftLongMaxNa] (the smallest that divides S), W = 2 fftLines columns per block
+// (a power of two in [16, 64] dividing Nb, W * Na <= 2 * kFftColumnPoints), at most kMaxPassSplit partial
+// spectra (Nb / W) within the spectrum budget. Taken from kFftLongFrom points where the row FFTs cannot run
+// (S > kFftMaxLen) or do not pay (fftRowsPay), no resampling; setFftLongOverride forces it on / off.
+constexpr int64_t kFftLongFrom = 2048;
+constexpr int kFftLongMinNa = 32;
+constexpr int kFftLongMaxNa = 512;
+struct FftLongShape {
+    int Na = 0;  // 0: no four-step plan for this axis
+    int W = 0;   // columns per block
+};
+FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles);
+// Test / benchmark hook for the four-step long-axis FFT: -1 the planner's, 0 never, 1 whenever possible.
+void setFftLongOverride(int mode);
+// Whether the separable algorithm runs the last axis of `shape` as the four-step long-axis FFT.
+bool lastAxisUsesFftLong(const core::SpectralConvShape& shape);
+
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).
 int passTileM(PassKind kind, int M);
 // Test / benchmark hook: at least this many k steps per split of the last forward pass (<= 0: the

@@ -6,6 +6,7 @@
 
 #include "dft_pass.cuh"
 #include "fft_pass.cuh"
+#include "fft_pass_long.cuh"
 #include "mixing.cuh"
 #include "plan.h"
 #include "skip_gemm.cuh"
@@ -69,10 +70,15 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
     auto run = [&](const PassStep& st) -> cudaError_t {
         switch (st.kind) {
             case PassKind::kR2C:
+                if (st.pass.fftLongCols)
+                    return launchFftLongPass<PassKind::kR2C, T>(st.pass, buffer(st.src), buffer(st.dst), nullptr, stream);
                 if (st.pass.fft) return launchFftPass<PassKind::kR2C, T>(st.pass, buffer(st.src), buffer(st.dst), nullptr, stream);
                 return launchPass<PassKind::kR2C, T>(st.pass, buffer(st.src), buffer(st.dst), nullptr, stream);
             case PassKind::kC2C: return launchC2CPass(st.pass, buffer(st.src), buffer(st.dst), stream);
             case PassKind::kC2R:
+                if (st.pass.fftLongCols)
+                    return launchFftLongPass<PassKind::kC2R, T>(st.pass, buffer(st.src), buffer(st.dst), static_cast<const T*>(bias),
+                                                                stream);
                 if (st.pass.fft)
                     return launchFftPass<PassKind::kC2R, T>(st.pass, buffer(st.src), buffer(st.dst), static_cast<const T*>(bias), stream);
                 return launchPass<PassKind::kC2R, T>(st.pass, buffer(st.src), buffer(st.dst), static_cast<const T*>(bias), stream);

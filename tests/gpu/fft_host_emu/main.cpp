@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "fft_pass.cuh"
+#include "fft_pass_long.cuh"
 #include "plan_separable.h"
 
 using namespace turbofno;
@@ -97,8 +98,16 @@ void runR2C(const DftPass& p0, int forceLines, const std::string& label, std::mt
     std::vector<T> xs(static_cast<size_t>(N) * S + 1);
     T* x = xs.data() + offset;  // offset 1: not aligned to 2 elements (the kernel's scalar loads)
     for (size_t e = 0; e < static_cast<size_t>(N) * S; ++e) x[e] = fromF<T>(nd(rng));
-    std::vector<float2> z(static_cast<size_t>(N) * kd, make_float2(NAN, NAN));
-    const cudaError_t err = cuda::launchFftPass<PassKind::kR2C, T>(p, x, z.data(), nullptr, nullptr);
+    // the four-step long-axis R2C writes one partial spectrum per column tile (summed here in order)
+    const int split = p.fftLongCols ? p.fftLongCols / (2 * p.fftLines) : 1;
+    std::vector<float2> z(static_cast<size_t>(split) * N * kd, make_float2(NAN, NAN));
+    const cudaError_t err = p.fftLongCols ? cuda::launchFftLongPass<PassKind::kR2C, T>(p, x, z.data(), nullptr, nullptr)
+                                          : cuda::launchFftPass<PassKind::kR2C, T>(p, x, z.data(), nullptr, nullptr);
+    for (int s = 1; s < split; ++s)
+        for (size_t e = 0; e < static_cast<size_t>(N) * kd; ++e) {
+            z[e].x += z[static_cast<size_t>(s) * p.cSplitStride + e].x;
+            z[e].y += z[static_cast<size_t>(s) * p.cSplitStride + e].y;
+        }
     const auto w = roots(S);
     double num = 0, den = 0;
     for (int g = 0; g < N; ++g)
@@ -115,6 +124,7 @@ void runR2C(const DftPass& p0, int forceLines, const std::string& label, std::mt
     if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
     report(err == cudaSuccess && e <= tl, label + " R2C " + tname<T>() + " S=" + std::to_string(S) + " kd=" + std::to_string(kd) +
                                              " lines=" + std::to_string(N) + " L=" + std::to_string(p.fftLines) +
+                                             (split > 1 ? " partials=" + std::to_string(split) : "") +
                                              (offset ? " offset" : ""),
            e, tl);
 }
@@ -134,7 +144,9 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
     T* yp = ys.data() + offset;  // offset 1: not aligned to 2 elements (the kernel's scalar stores)
     for (size_t e = 0; e < static_cast<size_t>(N) * S; ++e) yp[e] = p.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
     y0.assign(yp, yp + static_cast<size_t>(N) * S);
-    const cudaError_t err = cuda::launchFftPass<PassKind::kC2R, T>(p, z.data(), yp, withBias ? bias.data() : nullptr, nullptr);
+    const T* b = withBias ? bias.data() : nullptr;
+    const cudaError_t err = p.fftLongCols ? cuda::launchFftLongPass<PassKind::kC2R, T>(p, z.data(), yp, b, nullptr)
+                                          : cuda::launchFftPass<PassKind::kC2R, T>(p, z.data(), yp, b, nullptr);
     const std::vector<T> y(yp, yp + static_cast<size_t>(N) * S);
     const auto w = roots(S);
     double num = 0, den = 0;
@@ -316,6 +328,39 @@ void runStatic(std::mt19937& rng) {
     }
 }
 
+// The four-step long-axis FFT (fft_pass_long.cuh): a 1D layer's R2C (partial spectra per column tile) and
+// C2R as the planner makes them (forced on), at power-of-two and mixed Na, one and several groups per bin
+// (kd < 256 / >= 256), a grid small enough for 16-column blocks, bias, skip (addY) and activations.
+void runLong(int S, int kd, int64_t n, int64_t ci, bool allTypes, std::mt19937& rng) {
+    cuda::setFftLongOverride(1);
+    core::SpectralConvAttrs attrs;
+    attrs.rank = 1;
+    attrs.modesLow[0] = static_cast<int32_t>(kd);
+    attrs.activation = static_cast<core::Activation>(allTypes ? 1 : 0);
+    const auto sh = shape1(0, S, kd, n, ci, ci + 1, allTypes);
+    const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+    cuda::setFftLongOverride(-1);
+    const DftPass& r2c = sp.fwd[0].pass;
+    const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
+    const int Na = r2c.fftLongCols ? S / r2c.fftLongCols : 0;
+    if (!r2c.fftLongCols || c2r.fftLongCols != r2c.fftLongCols || c2r.fftLines != r2c.fftLines ||
+        sp.split != r2c.fftLongCols / (2 * r2c.fftLines) || 2 * kd > Na) {
+        ++failures;
+        std::printf("FAIL: planner did not choose the four-step FFT at S=%d kd=%d (cols %d, split %d)\n", S, kd, r2c.fftLongCols,
+                    sp.split);
+        return;
+    }
+    const std::string l = "long Na=" + std::to_string(Na) + " W=" + std::to_string(2 * r2c.fftLines);
+    runR2C<float>(r2c, 0, l, rng);
+    runC2R<float>(c2r, 0, kd, true, l, rng);
+    if (allTypes) {
+        runR2C<__half>(r2c, 0, l, rng);
+        runR2C<__nv_bfloat16>(r2c, 0, l, rng);
+        runC2R<__half>(c2r, 0, kd, true, l, rng);
+        runC2R<__nv_bfloat16>(c2r, 0, kd, false, l, rng);
+    }
+}
+
 // 2D with a skip and activations (bias map over the leading axis: biasDiv = T_0), many lines per block
 void run2D(int S, std::mt19937& rng, bool tiny = false) {
     const bool mixed = (S & (S - 1)) != 0;
@@ -453,6 +498,16 @@ int main(int argc, char** argv) {
         runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
     }
     runStatic(rng);
+    // the four-step long-axis FFT: 65536 points (Na 128, 8 tiles), 8192 (Na 64), mixed Na (30720: Na 40),
+    // kd = Na / 2 = 256 (one group per bin, 16-column blocks), kd 1 (Na 32), a few lines (16-column blocks)
+    runLong(8192, 32, 1, 2, true, rng);
+    runLong(30720, 20, 1, 1, false, rng);
+    if (!tiny) {
+        runLong(65536, 64, 1, 2, false, rng);
+        runLong(16384, 256, 1, 1, false, rng);
+        runLong(4096, 1, 2, 3, true, rng);
+        runLong(24576, 100, 1, 1, false, rng);
+    }
     if (tiny) {
         for (int S : {10, 48, 180}) run1D(S, true, rng, true);
         run2D(12, rng, true);
