@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Register budget of the FFT kernels (plugins/cuda/fft_pass.cuh), checked without a GPU: compiles
+# Register budget of the FFT kernels (plugins/cuda/fft_pass.cuh, fft_pass_long.cuh), checked without a GPU: compiles
 # tests/cpp/fft_resources.cu for sm_90 with ptxas -v and fails if a kernel uses more registers than its
 # budget. The row / column FFT kernels run 256 threads per block and are tuned for 3 blocks per SM
 # (<= 80 registers); one extra register step (88) costs a block per SM. At 0bb67f0 an inlined helper
@@ -29,6 +29,9 @@ def readable(mangled):
     m = re.match(r"_ZN8turbofno4cuda19fftRadix2PassKernelILNS0_8PassKindE(\d)E(f|6__half|13__nv_bfloat16)E", mangled)
     if m:
         return f"fftRadix2PassKernel<(PassKind){m.group(1)}, {names[m.group(2)]}>"
+    m = re.match(r"_ZN8turbofno4cuda16fftLong(R2C|C2R)KernelI(f|6__half|13__nv_bfloat16)E", mangled)
+    if m:
+        return f"fftLong{m.group(1)}Kernel<{names[m.group(2)]}>"
     m = re.match(r"_ZN8turbofno4cuda19fftColumnPassKernelILb([01])E", mangled)
     if m:
         return f"fftColumnPassKernel<{'true' if m.group(1) == '1' else 'false'}>"
@@ -50,8 +53,8 @@ for name, regs in kernels:
     fails += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {name:58s} {regs:3d} registers (budget {allowed})")
 # per element type and kind: the run-time row kernel's 2 stage variants and the 11 compile-time ones
-# (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2, 2 column kernels
-want = 3 * 2 * (2 + 11) + 6 + 2
+# (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2, 2 column, 6 four-step long-axis kernels
+want = 3 * 2 * (2 + 11) + 6 + 2 + 6
 if len(kernels) != want:
     print(f"FAIL: {len(kernels)} kernels found in the ptxas output, expected {want}")
     fails += 1

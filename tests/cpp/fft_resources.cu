@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "fft_pass.cuh"
+#include "fft_pass_long.cuh"
 
 namespace turbofno {
 namespace cuda {
@@ -17,6 +18,16 @@ template cudaError_t launchFftPass<PassKind::kR2C, __nv_bfloat16>(const DftPass&
                                                                   cudaStream_t);
 template cudaError_t launchFftPass<PassKind::kC2R, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
                                                                   cudaStream_t);
+
+// the four-step long-axis kernels (fft_pass_long.cuh)
+template cudaError_t launchFftLongPass<PassKind::kR2C, float>(const DftPass&, const void*, void*, const float*, cudaStream_t);
+template cudaError_t launchFftLongPass<PassKind::kC2R, float>(const DftPass&, const void*, void*, const float*, cudaStream_t);
+template cudaError_t launchFftLongPass<PassKind::kR2C, __half>(const DftPass&, const void*, void*, const __half*, cudaStream_t);
+template cudaError_t launchFftLongPass<PassKind::kC2R, __half>(const DftPass&, const void*, void*, const __half*, cudaStream_t);
+template cudaError_t launchFftLongPass<PassKind::kR2C, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
+                                                                      cudaStream_t);
+template cudaError_t launchFftLongPass<PassKind::kC2R, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
+                                                                      cudaStream_t);
 
 }  // namespace cuda
 }  // namespace turbofno

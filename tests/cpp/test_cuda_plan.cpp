@@ -100,7 +100,8 @@ void checkChain(const core::SpectralConvShape& s) {
     expect(sp.fwd[0].pass.N == lines, n + ": R2C runs over every line of x");
     const cuda::DftPass& last = sp.fwd[d - 1].pass;
     expect(last.kPerSplit % 16 == 0 || last.kPerSplit == last.K, n + ": split k range in whole steps");
-    expect(sp.split == (last.K + last.kPerSplit - 1) / last.kPerSplit, n + ": split count matches the k range");
+    expect(sp.split == (last.fftLongCols ? last.fftLongCols / (2 * last.fftLines) : (last.K + last.kPerSplit - 1) / last.kPerSplit),
+           n + ": split count matches the k range (the four-step FFT: its column tiles)");
     expect(sp.split >= 1 && sp.split <= cuda::kMaxPassSplit, n + ": split within limits");
     for (int i = 0; i + 1 < d; ++i) expect(sp.fwd[i].pass.kPerSplit == sp.fwd[i].pass.K, n + ": only the last forward pass splits");
     int64_t kall = 1;
@@ -213,6 +214,7 @@ bool smooth235(int64_t v) {
 }
 void testFftPasses() {
     auto sep = [](const core::SpectralConvShape& s) { return cuda::makePlan(s, nullptr).sep; };
+    cuda::setFftLongOverride(0);  // the row FFTs' rules alone (the four-step long-axis FFT: testFftLong)
     for (int64_t S : {4, 6, 8, 10, 12, 14, 16, 22, 37, 42, 45, 48, 75, 96, 98, 100, 128, 180, 250, 360, 384, 720, 1000, 1024, 1458,
                       1536, 2916, 3840, 4050, 4096, 4100, 4320, 4374, 8192, 8193, 16384, 65536}) {
       // few kept bins, and a quarter of the bins (long lines take the FFT only with many bins: fftRowsPay)
@@ -408,6 +410,74 @@ void testFftPasses() {
     cuda::setFftPassOverride(0);
     expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16})) == cuda::Algorithm::kFusedPlane, "2D 64x384 m16 without FFT: fused plane");
     cuda::setFftPassOverride(-1);
+    cuda::setFftLongOverride(-1);
+}
+
+// The four-step long-axis FFT (fft_pass_long.cuh): 1D layers from kFftLongFrom points where the row FFTs
+// cannot run or do not pay, S = Na * Nb with 2 kd <= Na <= kFftLongMaxNa (the smallest such 2^a 3^b 5^c divisor
+// from kFftLongMinNa), W = 2 fftLines columns per block dividing Nb, one partial spectrum per W columns.
+void testFftLong(std::mt19937_64& rng) {
+    auto sep = [](const core::SpectralConvShape& s) { return cuda::makePlan(s, nullptr).sep; };
+    auto isLong = [&](const core::SpectralConvShape& s) {
+        const cuda::SeparablePlan p = sep(s);
+        return p.fwd[0].pass.fftLongCols > 0 && p.inv[p.nInv - 1].pass.fftLongCols == p.fwd[0].pass.fftLongCols;
+    };
+    {
+        const auto s = makeShape({65536}, {64}, 4, 32, 32);
+        const cuda::SeparablePlan p = sep(s);
+        const cuda::DftPass &f = p.fwd[0].pass, &i = p.inv[0].pass;
+        expect(f.fft && f.fftLongCols == 512 && f.fftLines == 32 && f.fftRadices == cuda::fftStages(128) && p.split == 8 &&
+                   f.cSplitStride == 4 * 32 * 64 && i.fftLongCols == 512 && i.fftLines == 32 && i.K == 64 &&
+                   cuda::lastAxisUsesFftLong(s) && !cuda::fftStaticKernelRuns(f, false),
+               "4x32x65536 m64: four-step FFT, Na 128, 64 columns per block, 8 partial spectra");
+    }
+    {
+        const cuda::SeparablePlan p = sep(makeShape({8192}, {32}, 32, 64, 64));
+        expect(p.fwd[0].pass.fftLongCols == 128 && p.fwd[0].pass.fftLines == 32 && p.split == 2, "32x64x8192 m32: four-step FFT, Na 64, 2 partials");
+    }
+    expect(!isLong(makeShape({8192}, {64}, 4, 64, 64)) && sep(makeShape({8192}, {64}, 4, 64, 64)).fwd[0].pass.fft,
+           "4x64x8192 m64: the row FFTs (fftRowsPay)");
+    expect(!isLong(makeShape({1024}, {16}, 32, 64, 64)), "below kFftLongFrom: not the four-step FFT");
+    expect(!isLong(makeShape({4, 16384}, {2, 32}, 2, 8, 8)), "2D layers: not the four-step FFT");
+    expect(!isLong(makeShape({65537}, {16})) && !isLong(makeShape({65536}, {300})), "no divisor Na (prime S, kd > 256): DFT passes");
+    {
+        auto r = makeShape({65536}, {64}, 1, 4, 4);
+        r.outSpatial[0] = 32768;
+        expect(!isLong(r) && !cuda::lastAxisUsesFftLong(r), "resampled last axis: not the four-step FFT");
+    }
+    cuda::setFftLongOverride(1);
+    expect(isLong(makeShape({1024}, {16}, 32, 64, 64)) && isLong(makeShape({8192}, {64}, 4, 64, 64)), "four-step forced on: whenever possible");
+    cuda::setFftLongOverride(0);
+    expect(!isLong(makeShape({65536}, {64}, 4, 32, 32)) && sep(makeShape({65536}, {64}, 4, 32, 32)).split > 1,
+           "four-step forced off: DFT passes (k split)");
+    cuda::setFftLongOverride(-1);
+    cuda::setFftPassOverride(0);
+    expect(!isLong(makeShape({65536}, {64}, 4, 32, 32)), "FFT passes off: no four-step FFT either");
+    cuda::setFftPassOverride(-1);
+    // random shapes: every four-step plan is well formed
+    std::uniform_int_distribution<int> e2(0, 14), e3(0, 3), e5(0, 2), kdPick(1, 300), lineExp(0, 9);
+    int plans = 0;
+    for (int t = 0; t < 3000; ++t) {
+        int64_t S = int64_t{1} << (e2(rng) + 3);
+        for (int j = e3(rng); j > 0; --j) S *= 3;
+        for (int j = e5(rng); j > 0; --j) S *= 5;
+        if (S > (int64_t{1} << 22)) continue;
+        const int64_t kd = std::min<int64_t>(kdPick(rng), S / 2 + 1), lines = int64_t{1} << lineExp(rng);
+        const cuda::FftLongShape f = cuda::fftLongShape(S, kd, lines, cuda::kMaxPassSplit);
+        if (f.Na == 0) continue;
+        ++plans;
+        const int64_t Nb = S / f.Na;
+        const bool ok = S % f.Na == 0 && 2 * kd <= f.Na && f.Na >= cuda::kFftLongMinNa && f.Na <= cuda::kFftLongMaxNa &&
+                        cuda::fftStages(f.Na) != 0 && f.W >= 16 && f.W <= 64 && (f.W & (f.W - 1)) == 0 && Nb % f.W == 0 &&
+                        Nb / f.W <= cuda::kMaxPassSplit && static_cast<int64_t>(f.W) * f.Na <= 2 * cuda::kFftColumnPoints &&
+                        cuda::fftLongSmemBytes(f.Na, f.W / 2, static_cast<int>(kd)) <= cuda::kFftSmemLimit;
+        if (!ok) {
+            expect(false, "four-step plan S=" + std::to_string(S) + " kd=" + std::to_string(kd) + ": Na " + std::to_string(f.Na) +
+                              " W " + std::to_string(f.W) + " violates its limits");
+            break;
+        }
+    }
+    expect(plans > 100, "random four-step plans: " + std::to_string(plans) + " well formed");
 }
 
 void testChains() {
@@ -541,6 +611,7 @@ int main() {
     testResampling();
     testFusedLayer();
     testFftPasses();
+    testFftLong(rng);
     testMixing(rng);
     testFlatMixing(rng);
     testWorkspaceBound(rng);

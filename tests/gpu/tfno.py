@@ -31,6 +31,7 @@ def lib():
         _lib.tfno_set_split_steps.argtypes = [ctypes.c_int]
         _lib.tfno_set_fft_pass.argtypes = [ctypes.c_int]
         _lib.tfno_set_fft_direct.argtypes = [ctypes.c_int]
+        _lib.tfno_set_fft_long.argtypes = [ctypes.c_int]
         _lib.tfno_set_pass_tc.argtypes = [ctypes.c_int]
         _lib.tfno_set_skip_tc.argtypes = [ctypes.c_int]
     return _lib
@@ -51,20 +52,22 @@ def set_path(path: str) -> None:
 
 
 def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: int = -1, split_steps: int = -1,
-               fft_pass: int = -1, fft_direct: int = -1) -> None:
+               fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1) -> None:
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
     skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
     mix_flat: the flat mixing kernel (mixing_flat.cuh) or, off, the tiled one (mixing.cuh).
     split_steps: at least this many k steps per split of the separable forward's last pass (-1: the planner's).
     fft_pass: the separable algorithm's FFT passes (fft_pass.cuh: last-axis R2C / C2R, leading-axis column
     FFTs) or, off, the DFT-as-GEMM passes (dft_pass.cuh).
-    fft_direct: the row FFTs' first / last stage straight from x / to y, or (0) staged through shared memory."""
+    fft_direct: the row FFTs' first / last stage straight from x / to y, or (0) staged through shared memory.
+    fft_long: the four-step FFT of 1D layers' long axes (fft_pass_long.cuh) whenever possible (1) or never (0)."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
     lib().tfno_set_mix_flat(mix_flat)
     lib().tfno_set_split_steps(split_steps)
     lib().tfno_set_fft_pass(fft_pass)
     lib().tfno_set_fft_direct(fft_direct)
+    lib().tfno_set_fft_long(fft_long)
     lib().tfno_set_skip_tc(skip_tc)
 
 

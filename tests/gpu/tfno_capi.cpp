@@ -99,6 +99,8 @@ void tfno_set_split_steps(int steps) { cuda::setSplitStepsOverride(steps); }
 void tfno_set_fft_pass(int mode) { cuda::setFftPassOverride(mode); }
 // the row FFTs' first / last stage straight from x / to y (1) or staged through shared memory (0)
 void tfno_set_fft_direct(int mode) { cuda::setFftDirectOverride(mode); }
+// the four-step FFT of 1D layers' long axes (fft_pass_long.cuh): -1 the planner's, 0 never, 1 whenever possible
+void tfno_set_fft_long(int mode) { cuda::setFftLongOverride(mode); }
 void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
 void tfno_set_skip_tc(int mode) { cuda::setSkipTcOverride(mode); }
 

@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split|fft|fft_algo] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -12,7 +12,9 @@ planner; `fft` = the separable algorithm (forced) with the DFT-as-GEMM last-axis
 passes (fft_pass.cuh: last axes of 8..8192 points that are powers of two or
 2 * 2^a 3^b 5^c; other shapes time the same kernels twice), and the planner; `fft_algo` = the fused
 plane vs the separable algorithm with FFT passes, and the planner (bench/configs/gpu_model_layers.json
-has the models' layer shapes, gpu_tune_fft_mixed.json mixed-radix ones). Writes tune_variants.json / .md into --out.
+has the models' layer shapes, gpu_tune_fft_mixed.json mixed-radix ones); `fft_long` = 1D layers with the
+DFT-as-GEMM passes, the row FFTs / DFT passes without the four-step long-axis FFT, the four-step FFT
+(fft_pass_long.cuh) forced, and the planner (bench/configs/gpu_tune_1d_long.json). Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -45,6 +47,9 @@ SETS = {
                  "planner": ("auto", -1, -1, -1, -1, -1)},
     "fft": {"separable dft": ("separable", -1, -1, -1, -1, 0), "separable fft": ("separable", -1, -1, -1, -1, 1),
             "planner": ("auto", -1, -1, -1, -1, -1)},
+    # (path, pdl, ring, flat, split steps, fft passes, four-step long axis)
+    "fft_long": {"separable dft": ("separable", -1, -1, -1, -1, 0, 0), "no four-step": ("separable", -1, -1, -1, -1, -1, 0),
+                 "four-step": ("separable", -1, -1, -1, -1, -1, 1), "planner": ("auto", -1, -1, -1, -1, -1, -1)},
 }
 
 
@@ -69,7 +74,7 @@ def main():
         for tag, (path, pdl, ring, flat, *extra) in variants.items():
             set_path(path)
             set_tuning(pdl, ring, mix_flat=flat, split_steps=extra[0] if extra else -1,
-                       fft_pass=extra[1] if len(extra) > 1 else -1)
+                       fft_pass=extra[1] if len(extra) > 1 else -1, fft_long=extra[2] if len(extra) > 2 else -1)
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()

@@ -55,7 +55,10 @@ SHAPES = [
     ((20, 18), [4, 5], [3, 0], 11, 3, 5),      # mixing: two batch chunks (8 + 3), row split
     ((97, 101), [11, 13], [12, 0], 2, 3, 3),   # primes
     ((30011,), [40], [0], 2, 3, 2),            # last axis beyond the fused plane's shared memory (separable only)
-    ((65536,), [64], [0], 2, 4, 4),            # the benchmark's long axis: split k range, 16 partials
+    ((65536,), [64], [0], 2, 4, 4),            # the benchmark's long axis: four-step FFT (fft_pass_long.cuh), 32 partials
+    ((262144,), [128], [0], 1, 2, 3),          # four-step FFT: Na 256, 32-column blocks
+    ((30720,), [20], [0], 2, 3, 3),            # four-step FFT: mixed-radix Na (40)
+    ((16384,), [256], [0], 1, 2, 2),           # four-step FFT: Na 512, kd = Na / 2 (one group per bin)
     ((1024,), [256], [0], 3, 8, 8),            # many modes
     ((1031,), [516], [0], 2, 3, 3),            # odd, every mode kept (k = S/2 + 1 rounded down)
     ((48, 48, 48), [12, 12, 12], [12, 12, 0], 1, 4, 4),   # 3D benchmark geometry, small channels
@@ -104,6 +107,7 @@ RESAMPLE = [
 # the fused layer (op version 2, separable algorithm): (spatial, low, high, activation), with a skip weight
 FUSED = [
     ((37,), [7], [0], 1),                        # GELU (erf)
+    ((8192,), [32], [0], 3),                     # ReLU, the four-step FFT's C2R epilogue (addY)
     ((12, 17), [3, 5], [2, 0], 2),               # GELU (tanh)
     ((20, 16), [4, 5], [3, 0], 3),               # ReLU
     ((6, 7, 10), [2, 1, 3], [1, 2, 0], 4),       # SiLU
