@@ -19,6 +19,7 @@ void setMixFlatOverride(int mode);    // plugins/cuda/plan.h
 void setSplitStepsOverride(int steps);  // plugins/cuda/plan_separable.h
 void setFftPassOverride(int mode);    // plugins/cuda/plan_separable.h
 void setFftDirectOverride(int mode);  // plugins/cuda/plan_separable.h
+void setFftLongOverride(int mode);    // plugins/cuda/plan_separable.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
