@@ -140,11 +140,11 @@ constexpr size_t fftColumnSmemBytes(int n, int W) {
 }
 
 // The four-step long-axis FFT block (fft_pass_long.cuh): H = fftLines lines of Na values at the odd pitch,
-// Na - 1 stage twiddles, 128 root factors, kd block roots, then a scratch of max(kd, 256) values (the
+// Na - 1 stage twiddles, 128 root factors, 2 kd roots (rootB, rootH), then a scratch of max(kd, 256) values (the
 // forward's group sums over 256 threads, the inverse's bins).
 constexpr size_t fftLongSmemBytes(int Na, int H, int kd) {
     return (static_cast<size_t>(H) * static_cast<size_t>(fftColumnPitch(Na)) + static_cast<size_t>(Na - 1) + 128 +
-            static_cast<size_t>(kd) + static_cast<size_t>(kd > 256 ? kd : 256)) * 8;
+            2 * static_cast<size_t>(kd) + static_cast<size_t>(kd > 256 ? kd : 256)) * 8;
 }
 
 // Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for

@@ -19,8 +19,9 @@
 //     K <= Na / 2, so no bin meets its mirror); the unnormalized inverse FFT gives y_l + i y_{l+H}, and
 //     the last stage writes both columns with the C2R epilogue act(scale * v + bias [+ y]).
 // The column twiddles e^{±2 pi i (c0 + l) k / S} are products of exact roots: rootB[k] = e^{2 pi i c0 k / S}
-// per block and e^{2 pi i j / S} = lo[j % 64] hi[j / 64] for j = l k < W kd <= H Na <= kFftMaxPoints
-// (2 sincospif per kept bin and 128 per block instead of one per column and bin).
+// per block, e^{2 pi i j / S} = lo[j % 64] hi[j / 64] for j = l k < H kd <= kFftMaxPoints, and rootH[k] =
+// e^{2 pi i H k / S} for the second column of a line (3 sincospif per kept bin and 128 per block instead of
+// one per column and bin; within a few ulp).
 // Deterministic (fixed order, no atomics); no host synchronisation; 32-bit offsets (planner limits).
 #pragma once
 
@@ -69,18 +70,20 @@ template <typename T> struct FftLongOut {
     }
 };
 
-// The block's tables (shared memory after the H lines): Na - 1 stage twiddles, lo[64], hi[64], rootB[kd]
-// (then the forward's reduction scratch, kFftThreads values). Fills them; ends without a barrier.
+// The block's tables (shared memory after the H lines): Na - 1 stage twiddles, lo[64], hi[64], rootB[kd],
+// rootH[kd] (then the forward's reduction scratch, kFftThreads values). Fills them; ends without a barrier.
 struct FftLongTables {
-    float2 *tw, *lo, *hi, *rootB, *scratch;
+    float2 *tw, *lo, *hi, *rootB, *rootH, *scratch;
     __device__ __forceinline__ FftLongTables(float2* after, int Na, int kd)
-        : tw(after), lo(tw + (Na - 1)), hi(lo + 64), rootB(hi + 64), scratch(rootB + kd) {}
-    __device__ __forceinline__ void fill(int Na, unsigned radices, int S, int c0, int kd) const {
+        : tw(after), lo(tw + (Na - 1)), hi(lo + 64), rootB(hi + 64), rootH(rootB + kd), scratch(rootH + kd) {}
+    __device__ __forceinline__ void fill(int Na, unsigned radices, int S, int c0, int H, int kd) const {
         fftFillTables(tw, nullptr, Na, radices);
         for (int e = static_cast<int>(threadIdx.x); e < 128; e += kFftThreads)
             (e < 64 ? lo[e] : hi[e - 64]) = fftRoot(e < 64 ? e : static_cast<int>((64LL * (e - 64)) % S), S);
-        for (int k = static_cast<int>(threadIdx.x); k < kd; k += kFftThreads)
-            rootB[k] = fftRoot(static_cast<int>((static_cast<long long>(c0) * k) % S), S);
+        for (int e = static_cast<int>(threadIdx.x); e < 2 * kd; e += kFftThreads) {
+            const int k = e < kd ? e : e - kd;
+            (e < kd ? rootB[k] : rootH[k]) = fftRoot(static_cast<int>((static_cast<long long>(e < kd ? c0 : H) * k) % S), S);
+        }
     }
     // e^{+2 pi i j / S}, j < 64 * 64
     __device__ __forceinline__ float2 root(int j) const { return cmul(lo[j & 63], hi[j >> 6]); }
@@ -98,7 +101,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongR2CKernel(DftPass p, const
     float2* buf = reinterpret_cast<float2*>(fftSmem);
     const FftSmemLines sm{buf, fftColumnPitch(Na), 31};
     const FftLongTables tab(buf + H * fftColumnPitch(Na), Na, kd);
-    tab.fill(Na, radices, p.S, c0, kd);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    tab.fill(Na, radices, p.S, c0, H, kd);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
     gridDependencyWait();
 
     const FftLongIn<T> in{x + g * p.b.innerStride + c0, Nb, H};
@@ -108,15 +111,17 @@ __global__ void __launch_bounds__(kFftThreads) fftLongR2CKernel(DftPass p, const
     const int G = kd < kFftThreads ? kFftThreads / kd : 1;
     for (int e = tid; e < G * kd; e += kFftThreads) {
         const int grp = e / kd, k = e - grp * kd;
+        const float2 wH = tab.rootH[k];
         float2 acc = make_float2(0.f, 0.f);
+#pragma unroll 4
         for (int l = grp; l < H; l += G) {
             const float2 a = sm.at(l, k);
             const float2 bc = sm.at(l, k == 0 ? 0 : Na - k);
-            // the two real columns' Y[k]: (Z[k] + conj Z[-k]) / 2 and (Z[k] - conj Z[-k]) / (2i)
+            // the two real columns' Y[k]: (Z[k] + conj Z[-k]) / 2 and (Z[k] - conj Z[-k]) / (2i), the second
+            // twiddled by e^{-2 pi i H k / S}, both by e^{-2 pi i l k / S}
             const float2 ev = make_float2(0.5f * (a.x + bc.x), 0.5f * (a.y - bc.y));
             const float2 od = make_float2(0.5f * (a.y + bc.y), -0.5f * (a.x - bc.x));
-            acc = fftAdd(acc, fftTw<false>(ev, tab.root(l * k)));        // e^{-2 pi i l k / S}
-            acc = fftAdd(acc, fftTw<false>(od, tab.root((l + H) * k)));  // e^{-2 pi i (l + H) k / S}
+            acc = fftAdd(acc, fftTw<false>(fftAdd(ev, fftTw<false>(od, wH)), tab.root(l * k)));
         }
         if (G > 1) tab.scratch[e] = acc;
         else dst[tile * p.cSplitStride + g * p.c.innerStride + k * p.c.rowStride] = fftTw<false>(acc, tab.rootB[k]);
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
     const FftSmemLines sm{buf, fftColumnPitch(Na), 31};
     const FftLongTables tab(buf + H * fftColumnPitch(Na), Na, K);
     float2* X = tab.scratch;  // the line's K bins
-    tab.fill(Na, radices, p.S, c0, K);
+    tab.fill(Na, radices, p.S, c0, H, K);
     gridDependencyWait();
 
     for (int k = tid; k < K; k += kFftThreads) {
@@ -157,6 +162,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
     // Q[j] of every line (consecutive threads on consecutive lines: the odd pitch keeps them in
     // different banks); every value is written, zeros included
     const float invH = 1.f / static_cast<float>(H);
+#pragma unroll 4
     for (int e = tid; e < H * Na; e += kFftThreads) {
         const int j = fftDiv(e, invH), l = e - j * H;
         float2 q = make_float2(0.f, 0.f);
@@ -166,7 +172,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
             const bool low = j < K, high = Na - j < K;
             if (low || high) {
                 const int k = low ? j : Na - j;
-                float2 a = cmul(X[k], tab.root(l * k)), b = cmul(X[k], tab.root((l + H) * k));
+                float2 a = cmul(X[k], tab.root(l * k)), b = cmul(a, tab.rootH[k]);
                 if (high) {
                     a.y = -a.y;
                     b.y = -b.y;

@@ -148,19 +148,21 @@ void makeFftLongPass(DftPass& p, const FftLongShape& f) {
 FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles) {
     maxTiles = std::min<int64_t>(maxTiles, kMaxPassSplit);
     if (kd < 1 || S < 4 * kFftLongMinNa) return {};
-    for (int64_t Na = std::max<int64_t>(2 * kd, kFftLongMinNa); Na <= kFftLongMaxNa; ++Na) {
-        if (S % Na != 0 || fftStages(Na) == 0) continue;
-        const int64_t Nb = S / Na;
-        int64_t W = 64;
-        while (W > 16 && (W * Na > kFftColumnPoints * 2 || Nb % W != 0)) W /= 2;
-        if (W * Na > kFftColumnPoints * 2 || Nb % W != 0) continue;
-        // fewer columns per block (more blocks) where the grid would be small
-        while (W > 16 && lines * (Nb / W) < kFftTargetBlocks && Nb / (W / 2) <= maxTiles) W /= 2;
-        if (Nb / W > maxTiles || fftLongSmemBytes(static_cast<int>(Na), static_cast<int>(W / 2), static_cast<int>(kd)) > kFftSmemLimit ||
-            lines * (Nb / W) >= (int64_t{1} << 31))
-            continue;
-        return {static_cast<int>(Na), static_cast<int>(W)};
-    }
+    // Na from kFftLongNaPerBin kept bins per point (fewer twiddled column sums per sample), else from 2 kd
+    for (const int64_t perBin : {kFftLongNaPerBin, int64_t{2}})
+        for (int64_t Na = std::max<int64_t>(perBin * kd, kFftLongMinNa); Na <= kFftLongMaxNa; ++Na) {
+            if (S % Na != 0 || fftStages(Na) == 0) continue;
+            const int64_t Nb = S / Na;
+            int64_t W = 64;
+            while (W > 16 && (W * Na > 2 * kFftColumnPoints || Nb % W != 0)) W /= 2;
+            if (W * Na > 2 * kFftColumnPoints || Nb % W != 0) continue;
+            // fewer columns per block (more blocks) where the grid would be small
+            while (W > 16 && lines * (Nb / W) < kFftTargetBlocks && Nb / (W / 2) <= maxTiles) W /= 2;
+            if (Nb / W > maxTiles || fftLongSmemBytes(static_cast<int>(Na), static_cast<int>(W / 2), static_cast<int>(kd)) > kFftSmemLimit ||
+                lines * (Nb / W) >= (int64_t{1} << 31))
+                continue;
+            return {static_cast<int>(Na), static_cast<int>(W)};
+        }
     return {};
 }
 

@@ -426,14 +426,15 @@ void testFftLong(std::mt19937_64& rng) {
         const auto s = makeShape({65536}, {64}, 4, 32, 32);
         const cuda::SeparablePlan p = sep(s);
         const cuda::DftPass &f = p.fwd[0].pass, &i = p.inv[0].pass;
-        expect(f.fft && f.fftLongCols == 512 && f.fftLines == 32 && f.fftRadices == cuda::fftStages(128) && p.split == 8 &&
-                   f.cSplitStride == 4 * 32 * 64 && i.fftLongCols == 512 && i.fftLines == 32 && i.K == 64 &&
+        expect(f.fft && f.fftLongCols == 256 && f.fftLines == 16 && f.fftRadices == cuda::fftStages(256) && p.split == 8 &&
+                   f.cSplitStride == 4 * 32 * 64 && i.fftLongCols == 256 && i.fftLines == 16 && i.K == 64 &&
                    cuda::lastAxisUsesFftLong(s) && !cuda::fftStaticKernelRuns(f, false),
-               "4x32x65536 m64: four-step FFT, Na 128, 64 columns per block, 8 partial spectra");
+               "4x32x65536 m64: four-step FFT, Na 256 (4 kd), 32 columns per block, 8 partial spectra");
     }
     {
         const cuda::SeparablePlan p = sep(makeShape({8192}, {32}, 32, 64, 64));
-        expect(p.fwd[0].pass.fftLongCols == 128 && p.fwd[0].pass.fftLines == 32 && p.split == 2, "32x64x8192 m32: four-step FFT, Na 64, 2 partials");
+        expect(p.fwd[0].pass.fftLongCols == 64 && p.fwd[0].pass.fftLines == 32 && p.split == 1, "32x64x8192 m32: four-step FFT, Na 128, one tile");
+        expect(sep(makeShape({16384}, {256}, 1, 2, 2)).fwd[0].pass.fftLongCols == 32, "16384 m256: Na 512 = 2 kd (no divisor from 4 kd)");
     }
     expect(!isLong(makeShape({8192}, {64}, 4, 64, 64)) && sep(makeShape({8192}, {64}, 4, 64, 64)).fwd[0].pass.fft,
            "4x64x8192 m64: the row FFTs (fftRowsPay)");
@@ -467,7 +468,7 @@ void testFftLong(std::mt19937_64& rng) {
         if (f.Na == 0) continue;
         ++plans;
         const int64_t Nb = S / f.Na;
-        const bool ok = S % f.Na == 0 && 2 * kd <= f.Na && f.Na >= cuda::kFftLongMinNa && f.Na <= cuda::kFftLongMaxNa &&
+        const bool ok = S % f.Na == 0 && 2 * kd <= f.Na && (f.Na >= cuda::kFftLongNaPerBin * kd || cuda::kFftLongNaPerBin * kd > cuda::kFftLongMaxNa || S % (cuda::kFftLongNaPerBin * kd) != 0) && f.Na >= cuda::kFftLongMinNa && f.Na <= cuda::kFftLongMaxNa &&
                         cuda::fftStages(f.Na) != 0 && f.W >= 16 && f.W <= 64 && (f.W & (f.W - 1)) == 0 && Nb % f.W == 0 &&
                         Nb / f.W <= cuda::kMaxPassSplit && static_cast<int64_t>(f.W) * f.Na <= 2 * cuda::kFftColumnPoints &&
                         cuda::fftLongSmemBytes(f.Na, f.W / 2, static_cast<int>(kd)) <= cuda::kFftSmemLimit;
