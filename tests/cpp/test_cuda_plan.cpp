@@ -468,7 +468,7 @@ void testFftLong(std::mt19937_64& rng) {
         if (f.Na == 0) continue;
         ++plans;
         const int64_t Nb = S / f.Na;
-        const bool ok = S % f.Na == 0 && 2 * kd <= f.Na && (f.Na >= cuda::kFftLongNaPerBin * kd || cuda::kFftLongNaPerBin * kd > cuda::kFftLongMaxNa || S % (cuda::kFftLongNaPerBin * kd) != 0) && f.Na >= cuda::kFftLongMinNa && f.Na <= cuda::kFftLongMaxNa &&
+        const bool ok = S % f.Na == 0 && 2 * kd <= f.Na && f.Na >= cuda::kFftLongMinNa && f.Na <= cuda::kFftLongMaxNa &&
                         cuda::fftStages(f.Na) != 0 && f.W >= 16 && f.W <= 64 && (f.W & (f.W - 1)) == 0 && Nb % f.W == 0 &&
                         Nb / f.W <= cuda::kMaxPassSplit && static_cast<int64_t>(f.W) * f.Na <= 2 * cuda::kFftColumnPoints &&
                         cuda::fftLongSmemBytes(f.Na, f.W / 2, static_cast<int>(kd)) <= cuda::kFftSmemLimit;
