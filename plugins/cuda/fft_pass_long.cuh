@@ -26,12 +26,43 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "dft_pass.h"
 #include "fft_pass.cuh"
 
 namespace turbofno {
 namespace cuda {
+
+// fftTransform (LINE_FAST columns) for a radix list known at compile time: only its radices' stages are
+// instantiated (the run-time list's switch over all six radices holds the registers of the largest).
+template <unsigned RADICES, int P, bool INV, bool IS_FIRST, class First, class Last>
+__device__ __forceinline__ void fftTransformFixed(const float2* tw, int lines, const First& first, const FftSmemLines& sm,
+                                                  const Last& last) {
+    constexpr int R = fftRadixOf(RADICES & 15u);
+    constexpr bool kIsLast = (RADICES >> 4) == 0;
+    constexpr int kN2 = P * fftRadicesProduct(RADICES);
+    const float2* t = tw + (P - 1);
+    if constexpr (First::kGlobal && IS_FIRST) {
+        fftStage<R, INV, false, true>(t, kN2, lines, P, first, sm);
+        __syncthreads();
+    } else if constexpr (Last::kGlobal && kIsLast) {
+        fftStage<R, INV, false, true>(t, kN2, lines, P, sm, last);
+    } else {
+        fftStage<R, INV, true, true>(t, kN2, lines, P, sm, sm);
+        __syncthreads();
+    }
+    if constexpr (!kIsLast) fftTransformFixed<(RADICES >> 4), P * R, INV, false>(tw, lines, first, sm, last);
+}
+
+// The column transform of the long-axis kernels: RADICES != 0 its compile-time list, else p.fftRadices.
+template <unsigned RADICES, bool INV, class First, class Last>
+__device__ __forceinline__ void fftLongTransform(const float2* tw, int Na, int lines, unsigned radices, const First& first,
+                                                 const FftSmemLines& sm, const Last& last) {
+    if constexpr (RADICES != 0) fftTransformFixed<RADICES, 1, INV, true>(tw, lines, first, sm, last);
+    else fftTransform<INV, true>(tw, Na, lines, radices, first, sm, last);
+}
 
 // x's columns c0 + l and c0 + l + H of one line as the first stage's complex source: value a of line l.
 template <typename T> struct FftLongIn {
@@ -78,11 +109,13 @@ struct FftLongTables {
         : tw(after), lo(tw + (Na - 1)), hi(lo + 64), rootB(hi + 64), rootH(rootB + kd), scratch(rootH + kd) {}
     __device__ __forceinline__ void fill(int Na, unsigned radices, int S, int c0, int H, int kd) const {
         fftFillTables(tw, nullptr, Na, radices);
+        // the products below stay under S * kd < 2^31 (planner limit): 32-bit remainders
+        const unsigned uS = static_cast<unsigned>(S);
         for (int e = static_cast<int>(threadIdx.x); e < 128; e += kFftThreads)
-            (e < 64 ? lo[e] : hi[e - 64]) = fftRoot(e < 64 ? e : static_cast<int>((64LL * (e - 64)) % S), S);
+            (e < 64 ? lo[e] : hi[e - 64]) = fftRoot(e < 64 ? e : static_cast<int>((64u * static_cast<unsigned>(e - 64)) % uS), S);
         for (int e = static_cast<int>(threadIdx.x); e < 2 * kd; e += kFftThreads) {
             const int k = e < kd ? e : e - kd;
-            (e < kd ? rootB[k] : rootH[k]) = fftRoot(static_cast<int>((static_cast<long long>(e < kd ? c0 : H) * k) % S), S);
+            (e < kd ? rootB[k] : rootH[k]) = fftRoot(static_cast<int>((static_cast<unsigned>(e < kd ? c0 : H) * static_cast<unsigned>(k)) % uS), S);
         }
     }
     // e^{+2 pi i j / S}, j < 64 * 64
@@ -91,7 +124,7 @@ struct FftLongTables {
 
 // Forward (kR2C): src = x (T, p.N lines of S samples at b.innerStride), dst = the partial spectra (float2,
 // kd = p.M bins per line at c.innerStride / c.rowStride, partial `tile` at tile * cSplitStride).
-template <typename T>
+template <typename T, unsigned RADICES>
 __global__ void __launch_bounds__(kFftThreads) fftLongR2CKernel(DftPass p, const T* __restrict__ x, float2* __restrict__ dst) {
     extern __shared__ __align__(16) float fftSmem[];
     const int Nb = p.fftLongCols, Na = p.S / Nb, H = p.fftLines, W = 2 * H, kd = p.M, tiles = Nb / W;
@@ -105,7 +138,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongR2CKernel(DftPass p, const
     gridDependencyWait();
 
     const FftLongIn<T> in{x + g * p.b.innerStride + c0, Nb, H};
-    fftTransform<false, true>(tab.tw, Na, H, radices, in, sm, sm);  // ends with a barrier (tables too)
+    fftLongTransform<RADICES, false>(tab.tw, Na, H, radices, in, sm, sm);  // ends with a barrier (tables too)
     allowDependentLaunch();
     // G groups of threads per kept bin, each summing every G-th line, then the groups in order
     const int G = kd < kFftThreads ? kFftThreads / kd : 1;
@@ -138,7 +171,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongR2CKernel(DftPass p, const
 
 // Inverse (kC2R): src = the spectrum (float2, p.K bins read per line at b.innerStride / b.rowStride),
 // dst = y (T, lines of S samples at c.innerStride), bias per line (biasDiv / biasMod) or null.
-template <typename T>
+template <typename T, unsigned RADICES>
 __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const float2* __restrict__ z, T* __restrict__ y,
                                                                 const T* __restrict__ bias) {
     extern __shared__ __align__(16) float fftSmem[];
@@ -188,7 +221,22 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
                                                static_cast<unsigned>(p.biasMod)])
                                 : 0.f;
     const FftLongOut<T> out{y + g * p.c.innerStride + c0, Nb, H, p.scale, lineBias, p.addY, p.activation};
-    fftTransform<true, true>(tab.tw, Na, H, radices, sm, sm, out);
+    fftLongTransform<RADICES, true>(tab.tw, Na, H, radices, sm, sm, out);
+}
+
+// The power-of-two column lengths Na = 32 .. 512 (fftStages: 16 2, 16 4, 16 8, 16 16, 16 16 2) have kernels with
+// their stage list at compile time (fftTransformFixed); other lists run the run-time stages (RADICES 0).
+constexpr int kFftLongStaticCount = 5;
+constexpr unsigned kFftLongStaticRadices[kFftLongStaticCount] = {0x21u, 0x41u, 0x81u, 0x11u, 0x211u};
+
+// launch(std::integral_constant<unsigned, R>) for the listed R equal to `radices`, else launch(0).
+template <class Launch, size_t... I>
+cudaError_t fftLongLaunch(unsigned radices, const Launch& launch, std::index_sequence<I...>) {
+    cudaError_t err = cudaSuccess;
+    const bool listed = ((radices == kFftLongStaticRadices[I] &&
+                          (err = launch(std::integral_constant<unsigned, kFftLongStaticRadices[I]>{}), true)) ||
+                         ...);
+    return listed ? err : launch(std::integral_constant<unsigned, 0>{});
 }
 
 // Whether a long-axis pass is well formed (the planner's plans are; checked again at launch).
@@ -197,6 +245,7 @@ inline bool fftLongPassValid(const DftPass& p, bool inverse) {
     if (Nb < 2 || H < 1 || p.S % Nb != 0 || Nb % (2 * H) != 0) return false;
     const int Na = p.S / Nb, kd = inverse ? p.K : p.M;
     return fftStagesValid(static_cast<unsigned>(p.fftRadices), Na) && kd >= 1 && 2 * kd <= Na &&
+           static_cast<int64_t>(p.S) * kd < (int64_t{1} << 31) &&
            static_cast<int64_t>(H) * Na <= kFftMaxPoints && fftLongSmemBytes(Na, H, kd) <= kFftSmemLimit && p.N >= 1 &&
            static_cast<int64_t>(p.N) * (Nb / (2 * H)) < (int64_t{1} << 31);
 }
@@ -211,12 +260,16 @@ cudaError_t launchFftLongPass(const DftPass& p, const void* src, void* dst, cons
     const int Na = p.S / p.fftLongCols;
     const dim3 grid(static_cast<unsigned>(static_cast<int64_t>(p.N) * (p.fftLongCols / (2 * p.fftLines))));
     const size_t smem = fftLongSmemBytes(Na, p.fftLines, kInv ? p.K : p.M);
-    if constexpr (kInv)
-        return launchKernel(fftLongC2RKernel<T>, grid, dim3(kFftThreads), smem, stream, p, static_cast<const float2*>(src),
-                            static_cast<T*>(dst), bias);
-    else
-        return launchKernel(fftLongR2CKernel<T>, grid, dim3(kFftThreads), smem, stream, p, static_cast<const T*>(src),
-                            static_cast<float2*>(dst));
+    auto launch = [&](auto radices) {
+        constexpr unsigned R = decltype(radices)::value;
+        if constexpr (kInv)
+            return launchKernel(fftLongC2RKernel<T, R>, grid, dim3(kFftThreads), smem, stream, p, static_cast<const float2*>(src),
+                                static_cast<T*>(dst), bias);
+        else
+            return launchKernel(fftLongR2CKernel<T, R>, grid, dim3(kFftThreads), smem, stream, p, static_cast<const T*>(src),
+                                static_cast<float2*>(dst));
+    };
+    return fftLongLaunch(static_cast<unsigned>(p.fftRadices), launch, std::make_index_sequence<kFftLongStaticCount>{});
 }
 
 }  // namespace cuda

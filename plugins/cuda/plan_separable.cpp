@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace turbofno {
 namespace cuda {
@@ -148,9 +149,12 @@ void makeFftLongPass(DftPass& p, const FftLongShape& f) {
 FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles) {
     maxTiles = std::min<int64_t>(maxTiles, kMaxPassSplit);
     if (kd < 1 || S < 4 * kFftLongMinNa) return {};
-    // Na from kFftLongNaPerBin kept bins per point (fewer twiddled column sums per sample), else from 2 kd
-    for (const int64_t perBin : {kFftLongNaPerBin, int64_t{2}})
-        for (int64_t Na = std::max<int64_t>(perBin * kd, kFftLongMinNa); Na <= kFftLongMaxNa; ++Na) {
+    if (S * kd >= (int64_t{1} << 31)) return {};  // the kernels' 32-bit twiddle indices (fft_pass_long.cuh)
+    // Na from kFftLongNaPerBin points per kept bin (fewer twiddled column sums per sample) up to
+    // kFftLongWideMaxNa (32-column blocks: 512-point columns leave 16 per block and measured slower,
+    // 4x16x262144 m128 0.197 vs 0.160 ms), else from 2 kd up to kFftLongMaxNa
+    for (const auto [perBin, maxNa] : {std::pair<int64_t, int64_t>{kFftLongNaPerBin, kFftLongWideMaxNa}, {2, kFftLongMaxNa}})
+        for (int64_t Na = std::max<int64_t>(perBin * kd, kFftLongMinNa); Na <= maxNa; ++Na) {
             if (S % Na != 0 || fftStages(Na) == 0) continue;
             const int64_t Nb = S / Na;
             int64_t W = 64;

@@ -51,13 +51,15 @@ constexpr int kFftColumnMaxLen = 1024;
 constexpr int kFftColumnPoints = 4096;
 
 // Long last axes of 1D layers as a four-step FFT (fft_pass_long.cuh): S = Na * Nb, Na = 2^a 3^b 5^c in
-// [max(kFftLongNaPerBin kd, kFftLongMinNa), kFftLongMaxNa] (the smallest that divides S; else from 2 kd), W = 2 fftLines columns per block
+// [max(kFftLongNaPerBin kd, kFftLongMinNa), kFftLongWideMaxNa] (the smallest that divides S; else from 2 kd up
+// to kFftLongMaxNa), S * kd < 2^31, W = 2 fftLines columns per block
 // (a power of two in [16, 64] dividing Nb, W * Na <= 2 * kFftColumnPoints), at most kMaxPassSplit partial
 // spectra (Nb / W) within the spectrum budget. Taken from kFftLongFrom points where the row FFTs cannot run
 // (S > kFftMaxLen) or do not pay (fftRowsPay), no resampling; setFftLongOverride forces it on / off.
 constexpr int64_t kFftLongFrom = 2048;
 constexpr int kFftLongMinNa = 32;
 constexpr int64_t kFftLongNaPerBin = 4;
+constexpr int64_t kFftLongWideMaxNa = 256;
 constexpr int kFftLongMaxNa = 512;
 struct FftLongShape {
     int Na = 0;  // 0: no four-step plan for this axis

@@ -350,7 +350,9 @@ void runLong(int S, int kd, int64_t n, int64_t ci, bool allTypes, std::mt19937& 
                     sp.split);
         return;
     }
-    const std::string l = "long Na=" + std::to_string(Na) + " W=" + std::to_string(2 * r2c.fftLines);
+    bool listed = false;  // a compile-time column list (fft_pass_long.cuh) or the run-time stages
+    for (unsigned r : cuda::kFftLongStaticRadices) listed = listed || r == static_cast<unsigned>(r2c.fftRadices);
+    const std::string l = "long Na=" + std::to_string(Na) + " W=" + std::to_string(2 * r2c.fftLines) + (listed ? " static" : " run-time");
     runR2C<float>(r2c, 0, l, rng);
     runC2R<float>(c2r, 0, kd, true, l, rng);
     if (allTypes) {
@@ -498,8 +500,9 @@ int main(int argc, char** argv) {
         runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
     }
     runStatic(rng);
-    // the four-step long-axis FFT: 65536 points (Na 128, 8 tiles), 8192 (Na 64), mixed Na (30720: Na 40),
-    // kd = Na / 2 = 256 (one group per bin, 16-column blocks), kd 1 (Na 32), a few lines (16-column blocks)
+    // the four-step long-axis FFT (Na = 4 kd up to 256, else 2 kd): 8192 m32 (Na 128), mixed Na (30720 m20: 80,
+    // run-time stages), 65536 m64 (Na 256), kd = Na / 2 = 256 (Na 512, one group per bin, 16-column blocks),
+    // kd 1 (Na 32), 24576 m100 (Na 256, 2 groups per bin), 16384 m16 (Na 64); few lines: 16-column blocks
     runLong(8192, 32, 1, 2, true, rng);
     runLong(30720, 20, 1, 1, false, rng);
     if (!tiny) {
@@ -507,6 +510,7 @@ int main(int argc, char** argv) {
         runLong(16384, 256, 1, 1, false, rng);
         runLong(4096, 1, 2, 3, true, rng);
         runLong(24576, 100, 1, 1, false, rng);
+        runLong(16384, 16, 2, 1, false, rng);
     }
     if (tiny) {
         for (int S : {10, 48, 180}) run1D(S, true, rng, true);
