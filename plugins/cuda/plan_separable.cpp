@@ -132,8 +132,11 @@ void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
 FftLongShape fftLongFor(int64_t S, int64_t kd, int64_t lines, size_t specBytes) {
     const int forced = gFftLongOverride.load(std::memory_order_relaxed);
     if (forced == 0 || !fftPassesOn()) return {};
-    if (forced < 0 && (S < kFftLongFrom || (S <= kFftMaxLen && fftRowsFor(S, kd)))) return {};
-    return fftLongShape(S, kd, lines, static_cast<int64_t>(specInCapacity(specBytes) / specBytes));
+    if (forced < 0 && S < kFftLongFrom) return {};
+    const FftLongShape f = fftLongShape(S, kd, lines, static_cast<int64_t>(specInCapacity(specBytes) / specBytes));
+    // where the row FFTs can run too, only power-of-two columns (the compile-time kernels) measured faster
+    if (forced < 0 && f.Na != 0 && !isPow2(f.Na) && S <= kFftMaxLen && fftRowsFor(S, kd)) return {};
+    return f;
 }
 
 // Marks a real last-axis pass as the four-step long-axis FFT (fft_pass_long.cuh).

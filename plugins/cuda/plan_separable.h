@@ -54,9 +54,13 @@ constexpr int kFftColumnPoints = 4096;
 // [max(kFftLongNaPerBin kd, kFftLongMinNa), kFftLongWideMaxNa] (the smallest that divides S; else from 2 kd up
 // to kFftLongMaxNa), S * kd < 2^31, W = 2 fftLines columns per block
 // (a power of two in [16, 64] dividing Nb, W * Na <= 2 * kFftColumnPoints), at most kMaxPassSplit partial
-// spectra (Nb / W) within the spectrum budget. Taken from kFftLongFrom points where the row FFTs cannot run
-// (S > kFftMaxLen) or do not pay (fftRowsPay), no resampling; setFftLongOverride forces it on / off.
-constexpr int64_t kFftLongFrom = 2048;
+// spectra (Nb / W) within the spectrum budget. Taken by default from kFftLongFrom points (no resampling), except
+// where the row FFTs run and Na is not a power of two (the run-time column stages). Measured at 9f4e5b1
+// (tests/gpu/logs/fft_long_s10, tune_variants --set fft_long, ms per layer, four-step vs the row FFT / DFT passes):
+// 4x32x65536 m64 0.063 vs 0.151, 32x64x8192 m32 0.109 vs 0.185, 4x64x8192 m64 0.027 vs 0.030, 1x32x8192 m16
+// 0.014 vs 0.018, 32x64x4096 m32 0.075 vs 0.108, 4x64x4096 m128 0.023 vs 0.029; 32x64x2048 m32 0.061 vs 0.061,
+// 32x64x1024 m16 0.048 vs 0.037, 8x64x7680 m64 (Na 160) 0.102 vs 0.080. setFftLongOverride forces it on / off.
+constexpr int64_t kFftLongFrom = 4096;
 constexpr int kFftLongMinNa = 32;
 constexpr int64_t kFftLongNaPerBin = 4;
 constexpr int64_t kFftLongWideMaxNa = 256;

@@ -436,9 +436,12 @@ void testFftLong(std::mt19937_64& rng) {
         expect(p.fwd[0].pass.fftLongCols == 64 && p.fwd[0].pass.fftLines == 32 && p.split == 1, "32x64x8192 m32: four-step FFT, Na 128, one tile");
         expect(sep(makeShape({16384}, {256}, 1, 2, 2)).fwd[0].pass.fftLongCols == 32, "16384 m256: Na 512 = 2 kd (no divisor from 4 kd)");
     }
-    expect(!isLong(makeShape({8192}, {64}, 4, 64, 64)) && sep(makeShape({8192}, {64}, 4, 64, 64)).fwd[0].pass.fft,
-           "4x64x8192 m64: the row FFTs (fftRowsPay)");
-    expect(!isLong(makeShape({1024}, {16}, 32, 64, 64)), "below kFftLongFrom: not the four-step FFT");
+    expect(isLong(makeShape({8192}, {64}, 4, 64, 64)) && isLong(makeShape({4096}, {128}, 4, 64, 64)),
+           "4x64x8192 m64, 4x64x4096 m128: the four-step FFT where the row FFTs also run (power-of-two Na)");
+    expect(!isLong(makeShape({7680}, {64}, 8, 64, 64)) && sep(makeShape({7680}, {64}, 8, 64, 64)).fwd[0].pass.fft,
+           "8x64x7680 m64: the row FFTs (the four-step's Na 160 is not a power of two)");
+    expect(!isLong(makeShape({1024}, {16}, 32, 64, 64)) && !isLong(makeShape({2048}, {32}, 32, 64, 64)),
+           "below kFftLongFrom: not the four-step FFT");
     expect(!isLong(makeShape({4, 16384}, {2, 32}, 2, 8, 8)), "2D layers: not the four-step FFT");
     expect(!isLong(makeShape({65537}, {16})) && !isLong(makeShape({65536}, {300})), "no divisor Na (prime S, kd > 256): DFT passes");
     {
