@@ -55,7 +55,7 @@ constexpr int kFftColumnPoints = 4096;
 // to kFftLongMaxNa), S * kd < 2^31, W = 2 fftLines columns per block
 // (a power of two in [16, 64] dividing Nb, W * Na <= 2 * kFftColumnPoints), at most kMaxPassSplit partial
 // spectra (Nb / W) within the spectrum budget. Taken by default from kFftLongFrom points (no resampling), except
-// where the row FFTs run and Na is not a power of two (the run-time column stages). Measured at 9f4e5b1
+// where the row FFTs run and Na is not a power of two (the run-time column stages). Measured at f7948e6
 // (tests/gpu/logs/fft_long_s10, tune_variants --set fft_long, ms per layer, four-step vs the row FFT / DFT passes):
 // 4x32x65536 m64 0.063 vs 0.151, 32x64x8192 m32 0.109 vs 0.185, 4x64x8192 m64 0.027 vs 0.030, 1x32x8192 m16
 // 0.014 vs 0.018, 32x64x4096 m32 0.075 vs 0.108, 4x64x4096 m128 0.023 vs 0.029; 32x64x2048 m32 0.061 vs 0.061,
