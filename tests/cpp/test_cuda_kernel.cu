@@ -411,7 +411,7 @@ int main() {
     runCase({"2d 128x128 m32 bf16", {128, 128}, 2, 8, 8, {32, 32}, {32, 0}, false, true, DataType::kBFloat16}, rng);
     runCase({"2d 40x1000 k100 (tc falls back) f32", {40, 1000}, 1, 2, 2, {4, 100}, {4, 0}, false, false, DataType::kFloat32}, rng);
     // separable algorithm: long axes (split k range, partial spectra), many modes, primes, 3D
-    runCase({"1d 65536 k64 (split k, partials) f32", {65536}, 2, 3, 2, {64}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 65536 k64 (four-step FFT, partials) f32", {65536}, 2, 3, 2, {64}, {0}, false, true, DataType::kFloat32}, rng);
     runCase({"1d 30011 k40 (beyond the fused plane) bf16", {30011}, 1, 2, 3, {40}, {0}, false, true, DataType::kBFloat16}, rng);
     runCase({"1d 1024 k256 N3 f32", {1024}, 3, 8, 8, {256}, {0}, false, false, DataType::kFloat32}, rng);
     runCase({"2d 97x101 primes f16", {97, 101}, 2, 3, 3, {11, 13}, {12, 0}, false, true, DataType::kFloat16}, rng);
