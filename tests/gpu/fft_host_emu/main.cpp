@@ -339,7 +339,7 @@ void runLong(int S, int kd, int64_t n, int64_t ci, bool allTypes, std::mt19937& 
     attrs.activation = static_cast<core::Activation>(allTypes ? 1 : 0);
     const auto sh = shape1(0, S, kd, n, ci, ci + 1, allTypes);
     const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
-    cuda::setFftLongOverride(-1);
+    cuda::setFftLongOverride(0);  // back to main's setting
     const DftPass& r2c = sp.fwd[0].pass;
     const DftPass& c2r = sp.inv[sp.nInv - 1].pass;
     const int Na = r2c.fftLongCols ? S / r2c.fftLongCols : 0;
@@ -473,8 +473,10 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
 }  // namespace
 
 int main(int argc, char** argv) {
-    // the kernels at every fftLength axis (the planner's FFT-vs-DFT rule, fftRowsPay, is test_cuda_plan's)
+    // the kernels at every fftLength axis (the planner's FFT-vs-DFT rule, fftRowsPay, is test_cuda_plan's); the
+    // row FFTs also at 4096 / 8192 points, where the planner now runs the four-step FFT (runLong forces that one)
     cuda::setFftPassOverride(1);
+    cuda::setFftLongOverride(0);
     bool quick = false, mixedOnly = false, tiny = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
