@@ -103,6 +103,20 @@ template <typename T> struct FftInputLines {
     template <int R, int STRIDE> __device__ __forceinline__ void loadS(int l, int i, float2 (&v)[R]) const { load<R>(l, i, STRIDE, v); }
 };
 
+// The C2R epilogue of two output values: act(scale * v + b [+ old]) (old read only where addY).
+struct FftC2REpilogue {
+    float scale;
+    int addY, activation;
+    __device__ __forceinline__ float2 operator()(float2 v, float b, float2 old) const {
+        float a0 = fmaf(v.x, scale, b), a1 = fmaf(v.y, scale, b);
+        if (addY) {
+            a0 += old.x;
+            a1 += old.y;
+        }
+        return make_float2(applyActivation(a0, activation), applyActivation(a1, activation));
+    }
+};
+
 // The C2R's output y as the last stage's destination, with the epilogue act(scale * v + bias [+ y])
 // (lineBias: the block's per-line bias values in shared memory, looked up once per line).
 template <typename T> struct FftOutputLines {
@@ -111,16 +125,7 @@ template <typename T> struct FftOutputLines {
     const float* lineBias;
     int line0, lineStride, pointStride;
     bool pairs;
-    float scale;
-    int addY, activation;
-    __device__ __forceinline__ float2 finish(float2 v, float b, float2 old) const {
-        float a0 = fmaf(v.x, scale, b), a1 = fmaf(v.y, scale, b);
-        if (addY) {
-            a0 += old.x;
-            a1 += old.y;
-        }
-        return make_float2(applyActivation(a0, activation), applyActivation(a1, activation));
-    }
+    FftC2REpilogue finish;
     template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
         const int g = line0 + l;
         const float b = lineBias[l];
@@ -129,12 +134,12 @@ template <typename T> struct FftOutputLines {
         for (int m = 0; m < R; ++m) {
             const int j = d + m * stride;
             if (pairs) {
-                const float2 old = addY ? loadComplex<T>(line + 2 * j) : make_float2(0.f, 0.f);
+                const float2 old = finish.addY ? loadComplex<T>(line + 2 * j) : make_float2(0.f, 0.f);
                 storeComplex<T>(line + 2 * j, finish(v[m], b, old));
             } else {
                 T* p0 = line + 2 * j * pointStride;
                 T* p1 = line + (2 * j + 1) * pointStride;
-                const float2 old = addY ? make_float2(toFloat(*p0), toFloat(*p1)) : make_float2(0.f, 0.f);
+                const float2 old = finish.addY ? make_float2(toFloat(*p0), toFloat(*p1)) : make_float2(0.f, 0.f);
                 const float2 o = finish(v[m], b, old);
                 *p0 = fromFloat<T>(o.x);
                 *p1 = fromFloat<T>(o.y);
@@ -446,7 +451,7 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         allowDependentLaunch();
         __syncthreads();
         const FftOutputLines<T> out{static_cast<T*>(dst), lineBias, line0, p.c.innerStride, p.c.rowStride, fftPairs<T>(dst, p.c),
-                                    p.scale, p.addY, p.activation};
+                                    FftC2REpilogue{p.scale, p.addY, p.activation}};
         if constexpr (DIRECT) {
             transform(std::true_type{}, sm, out);
         } else {
@@ -474,13 +479,11 @@ inline bool fftStagesValid(unsigned radices, int n) {
     return stages >= 1 && stages <= kFftMaxStages && prod == n;
 }
 
-// launchStatic(std::integral_constant<unsigned, R>) for the kFftStaticRadices entry R equal to `radices`.
-template <class LaunchStatic, size_t... I>
-cudaError_t fftLaunchStatic(unsigned radices, const LaunchStatic& launchStatic, std::index_sequence<I...>) {
-    cudaError_t err = cudaErrorInvalidConfiguration;
-    (void)((radices == kFftStaticRadices[I] && (err = launchStatic(std::integral_constant<unsigned, kFftStaticRadices[I]>{}), true)) ||
-           ...);
-    return err;
+// err = launch(std::integral_constant<unsigned, R>) for the entry R of LIST (a radix-list array) equal to
+// `radices`; false (err untouched) where LIST has no such entry.
+template <const auto& LIST, class Launch, size_t... I>
+bool fftLaunchListed(unsigned radices, const Launch& launch, cudaError_t& err, std::index_sequence<I...>) {
+    return ((radices == LIST[I] && (err = launch(std::integral_constant<unsigned, LIST[I]>{}), true)) || ...);
 }
 
 // Launch of one FFT pass (DftPass::fft): the radix-2 kernel where p.fftRadices == 0 (fft_pass_radix2.cuh),
@@ -509,8 +512,12 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
         constexpr bool kDirect = fftDirectDefault(KIND == PassKind::kC2R, 2 * fftRadicesProduct(R));
         return launch(fftPassKernel<KIND, T, kDirect, R>, optedInStatic);
     };
-    if (fftStaticKernelRuns(p, KIND == PassKind::kC2R))
-        return fftLaunchStatic(static_cast<unsigned>(p.fftRadices), launchStatic, std::make_index_sequence<kFftStaticCount>{});
+    if (fftStaticKernelRuns(p, KIND == PassKind::kC2R)) {
+        cudaError_t err = cudaErrorInvalidConfiguration;
+        fftLaunchListed<kFftStaticRadices>(static_cast<unsigned>(p.fftRadices), launchStatic, err,
+                                           std::make_index_sequence<kFftStaticCount>{});
+        return err;
+    }
     return p.fftDirect ? launch(fftPassKernel<KIND, T, true, 0>, optedInDirect)
                        : launch(fftPassKernel<KIND, T, false, 0>, optedInStaged);
 }

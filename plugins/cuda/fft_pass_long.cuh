@@ -84,19 +84,16 @@ template <typename T> struct FftLongOut {
     static constexpr bool kGlobal = true;
     T* y;  // line g, column c0
     int Nb, H;
-    float scale, bias;
-    int addY, activation;
-    __device__ __forceinline__ T finish(float v, const T* old) const {
-        float a = fmaf(v, scale, bias);
-        if (addY) a += toFloat(*old);
-        return fromFloat<T>(applyActivation(a, activation));
-    }
+    float bias;
+    FftC2REpilogue finish;
     template <int R> __device__ __forceinline__ void store(int l, int d, int stride, const float2 (&v)[R]) const {
 #pragma unroll
         for (int m = 0; m < R; ++m) {
             T* p = y + (d + m * stride) * Nb + l;
-            p[0] = finish(v[m].x, p);
-            p[H] = finish(v[m].y, p + H);
+            const float2 old = finish.addY ? make_float2(toFloat(p[0]), toFloat(p[H])) : make_float2(0.f, 0.f);
+            const float2 o = finish(v[m], bias, old);
+            p[0] = fromFloat<T>(o.x);
+            p[H] = fromFloat<T>(o.y);
         }
     }
 };
@@ -220,7 +217,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
     const float lineBias = bias ? toFloat(bias[(static_cast<unsigned>(g) / static_cast<unsigned>(p.biasDiv)) %
                                                static_cast<unsigned>(p.biasMod)])
                                 : 0.f;
-    const FftLongOut<T> out{y + g * p.c.innerStride + c0, Nb, H, p.scale, lineBias, p.addY, p.activation};
+    const FftLongOut<T> out{y + g * p.c.innerStride + c0, Nb, H, lineBias, FftC2REpilogue{p.scale, p.addY, p.activation}};
     fftLongTransform<RADICES, true>(tab.tw, Na, H, radices, sm, sm, out);
 }
 
@@ -228,16 +225,6 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
 // their stage list at compile time (fftTransformFixed); other lists run the run-time stages (RADICES 0).
 constexpr int kFftLongStaticCount = 5;
 constexpr unsigned kFftLongStaticRadices[kFftLongStaticCount] = {0x21u, 0x41u, 0x81u, 0x11u, 0x211u};
-
-// launch(std::integral_constant<unsigned, R>) for the listed R equal to `radices`, else launch(0).
-template <class Launch, size_t... I>
-cudaError_t fftLongLaunch(unsigned radices, const Launch& launch, std::index_sequence<I...>) {
-    cudaError_t err = cudaSuccess;
-    const bool listed = ((radices == kFftLongStaticRadices[I] &&
-                          (err = launch(std::integral_constant<unsigned, kFftLongStaticRadices[I]>{}), true)) ||
-                         ...);
-    return listed ? err : launch(std::integral_constant<unsigned, 0>{});
-}
 
 // Whether a long-axis pass is well formed (the planner's plans are; checked again at launch).
 inline bool fftLongPassValid(const DftPass& p, bool inverse) {
@@ -269,7 +256,11 @@ cudaError_t launchFftLongPass(const DftPass& p, const void* src, void* dst, cons
             return launchKernel(fftLongR2CKernel<T, R>, grid, dim3(kFftThreads), smem, stream, p, static_cast<const T*>(src),
                                 static_cast<float2*>(dst));
     };
-    return fftLongLaunch(static_cast<unsigned>(p.fftRadices), launch, std::make_index_sequence<kFftLongStaticCount>{});
+    cudaError_t err = cudaSuccess;
+    if (fftLaunchListed<kFftLongStaticRadices>(static_cast<unsigned>(p.fftRadices), launch, err,
+                                               std::make_index_sequence<kFftLongStaticCount>{}))
+        return err;
+    return launch(std::integral_constant<unsigned, 0>{});
 }
 
 }  // namespace cuda

@@ -383,10 +383,9 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     }
     const int64_t kPer = ceilDiv(ceilDiv(last.K, split), kStepK) * kStepK;
     last.kPerSplit = static_cast<int>(kPer);
-    sp.split = static_cast<int>(ceilDiv(last.K, kPer));
-    last.cSplitStride = static_cast<int32_t>(specInElems);
     // the four-step R2C writes one partial spectrum per block of columns (fftLongFor kept them within cap)
-    if (last.fftLongCols) sp.split = last.fftLongCols / (2 * last.fftLines);
+    sp.split = static_cast<int>(last.fftLongCols ? last.fftLongCols / (2 * last.fftLines) : ceilDiv(last.K, kPer));
+    last.cSplitStride = static_cast<int32_t>(specInElems);
 
     sp.offA = 0;
     sp.offB = align256(static_cast<size_t>(bufs.a) * 8);
