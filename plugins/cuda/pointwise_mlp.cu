@@ -72,6 +72,7 @@ struct MlpArgs {
     int cin, ch, cout, P;
     int tilesP, coutTiles;  // blocks: N * tilesP * coutTiles (Cout tile fastest: neighbours share x in L2)
     int items;              // the persistent TC kernel's work items: N * tilesP
+    int points;             // N * P (< 2^31: x has fewer elements)
     int kxRows;             // min(Cin rounded up to 4, kMlpKX)
     int hact, act;          // core::Activation values
     int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
@@ -135,6 +136,7 @@ __device__ __forceinline__ void prefetchL2(const void* p) {
 #include "pointwise_mlp_tc.cuh"  // pointwiseMlpTcKernel, launchMlpTc: the 3xTF32 tensor-core variant
 #include "pointwise_mlp_tc_persistent.cuh"  // its persistent, weights-resident form
 #include "pointwise_mlp_tc64.cuh"  // pointwiseMlpTc64Kernel, launchMlpTc64: the small-grid TC kernel
+#include "pointwise_mlp_thread.cuh"  // pointwiseMlpThreadKernel, launchMlpThread: one point per thread (Cin, Cout <= 64)
 namespace turbofno {
 namespace cuda {
 
@@ -409,11 +411,12 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
 
 constexpr int64_t kMlpTc64FromPoints = 1024, kMlpTc64UpToPoints = 16384;  // N * P range of the 64-point TC kernel
 constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
-enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2 };
+enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3 };
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core
-// kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh).
+// kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh), 3 the
+// per-point kernel (pointwise_mlp_thread.cuh; where it cannot take the call, the automatic choice).
 std::atomic<int> gMlpTcOverride{-1};
-void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 2 ? mode : -1); }
+void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 3 ? mode : -1); }
 void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
@@ -430,7 +433,8 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 //  - else the FMA kernel (tiny grids: 1 x 256 points 9.3 vs 12.2 us; 16k..32k points: untimed gap).
 MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
-    if (forced >= 0) return static_cast<MlpKernel>(forced);
+    if (forced >= 0 && (forced != static_cast<int>(MlpKernel::kThread) || mlpThreadFits(a))) return static_cast<MlpKernel>(forced);
+    if (mlpThreadFits(a)) return MlpKernel::kThread;
     const int64_t points = batch * a.P;
     if (points >= kMlpTcFromPoints) return (a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a))) ? MlpKernel::kTc : MlpKernel::kFma;
     if (points >= kMlpTc64FromPoints && points <= kMlpTc64UpToPoints) return MlpKernel::kTc64;
@@ -446,6 +450,7 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     const MlpKernel kernel = chooseMlpKernel(a, batch, sizeof(T));
     if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, stream);
+    if (kernel == MlpKernel::kThread) return launchMlpThread<T>(a, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);
@@ -501,6 +506,7 @@ cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/,
     a.ch = static_cast<int>(s.hiddenChannels);
     a.cout = static_cast<int>(s.outChannels);
     a.P = static_cast<int>(s.points);
+    a.points = static_cast<int>(s.batch * s.points);
     const int64_t cin4 = (s.inChannels + 3) / 4 * 4;
     a.kxRows = static_cast<int>(cin4 < cuda::kMlpKX ? cin4 : cuda::kMlpKX);
     a.hact = hact;

@@ -4,15 +4,16 @@
 // optional input (b1, b2, r, g) on and off, fp32 / fp16 / bf16, in place (y == r), unaligned pointers
 // (scalar path), NaN-poisoned outputs (every element must be written), bitwise repeatability, a
 // CUDA-graph replay equal to the stream launch, PDL on and off, and bad-call error codes. Every case
-// runs twice: with the tensor-core kernel forced ("TC ", pointwise_mlp_tc.cuh, the default) and with
-// the FMA kernel forced ("FMA "; setMlpTcOverride), at the same tolerances.
+// runs with each kernel forced (setMlpTcOverride): the per-point kernel ("THREAD ",
+// pointwise_mlp_thread.cuh, the default where it fits; else the automatic choice), the tensor-core
+// kernels ("TC ..." pointwise_mlp_tc.cuh, "TC64 ") and the FMA kernel ("FMA "), at the same tolerances.
 // Prints "SKIPPED: no CUDA device" and exits 77 where no GPU exists (ctest: Skipped).
 //
 //   test_cuda_mlp            the full check (exit 1 on any failure)
 //   test_cuda_mlp --quick    a few small cases (for compute-sanitizer: tests/gpu/mlp_check.sh)
 //   test_cuda_mlp --bench    timing of the typical shapes: us per launch (CUDA graph of 20 launches)
 //                            and the ratio to the memory floor (x + r + y bytes at 4.11 TB/s); the
-//                            tensor-core and FMA kernels forced, and each FMA rows-per-thread variant
+//                            tensor-core, FMA and per-point kernels forced, and each FMA rows-per-thread variant
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -37,7 +38,7 @@ namespace turbofno {
 namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
 void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
-void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel
+void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel, 3 the per-point kernel
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 }  // namespace cuda
@@ -461,7 +462,7 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "forced: TC / TC64 / FMA us | TC with output tile BM: us | FMA with OM (rows per thread): us");
+                "forced: TC / TC64 / FMA / THREAD us | TC with output tile BM: us | FMA with OM (rows per thread): us");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -521,8 +522,10 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
                 const double usTc64 = timeLaunches(p, st);
                 cuda::setMlpTcOverride(0);
                 const double usFma = timeLaunches(p, st);
-                char tv[80];
-                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f FMA:%.2f | TC BM", usTc, usTc64, usFma);
+                cuda::setMlpTcOverride(3);
+                const double usThread = timeLaunches(p, st);
+                char tv[96];
+                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f FMA:%.2f THREAD:%.2f | TC BM", usTc, usTc64, usFma, usThread);
                 std::string variants = tv;
                 cuda::setMlpTcOverride(1);
                 for (int bm : {16, 32, 64}) {
@@ -663,7 +666,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);

@@ -2,7 +2,8 @@
 // run.sh) run on CPU threads through core::launchMlpCuda, against a float64 reference: small odd
 // shapes, every kernel variant (forced rows per thread), the chunked-Cin path, optional inputs,
 // activations, fp32 / fp16 / bf16, in place, unaligned pointers (scalar path), NaN-poisoned y and
-// NaN-filled shared memory. Every case runs with the tensor-core kernel (pointwise_mlp_tc.cuh, its mma
+// NaN-filled shared memory. Every case runs with the per-point kernel (pointwise_mlp_thread.cuh; the
+// automatic choice where it cannot take a shape), with the tensor-core kernel (pointwise_mlp_tc.cuh, its mma
 // emulated warp-collectively by mma_tf32.cuh here) and with the FMA kernel forced. No GPU: this checks
 // the kernels' index math, fragment layouts, barriers and epilogue, not their device code generation.
 // Exit 1 on any failure.
@@ -27,6 +28,10 @@ extern "C" cudaError_t cudaGetDevice(int* device) {
     *device = 0;
     return cudaSuccess;
 }
+extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void*, int, size_t, unsigned) {
+    *blocks = 2;  // the per-point kernel's grid: 2 blocks per "SM" (6 here), so its blocks loop over point tiles
+    return cudaSuccess;
+}
 extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
     *value = 3;  // 3 "SMs": the persistent TC kernel's grid (2 per SM) is smaller than its work, so every block loops
     return cudaSuccess;
@@ -35,7 +40,7 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
 namespace turbofno {
 namespace cuda {
 void setMlpRowsOverride(int om);
-void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh), 2 pointwise_mlp_tc64.cuh
+void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh), 2 pointwise_mlp_tc64.cuh, 3 pointwise_mlp_thread.cuh
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 extern long long gEmuBlocks;
@@ -237,7 +242,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         gTag = k.tag;
         cuda::setMlpTcOverride(k.tc);
