@@ -83,6 +83,21 @@ constexpr int mlpThMinBlocks() {
     return (CINB + COUTB > 96 || (COUTB == 64 && CINB >= 16)) ? 2 : CINB + COUTB >= 48 ? 3 : 4;
 }
 
+// dst[e] = value(e) for e < count, by the block's threads with 8 loads in flight per thread (the
+// weights come from L2; a load-store loop would wait for each one).
+template <typename F>
+__device__ __forceinline__ void mlpThStage(float* dst, int count, F value) {
+    constexpr int U = 8;
+    for (int e0 = threadIdx.x; e0 < count; e0 += U * kMlpThThreads) {
+        float v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = e0 + u * kMlpThThreads < count ? value(e0 + u * kMlpThThreads) : 0.f;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (e0 + u * kMlpThThreads < count) dst[e0 + u * kMlpThThreads] = v[u];
+    }
+}
+
 // grid min(ceil(N P / 128), resident blocks), 128 threads, dynamic shared memory mlpThSmemFloats floats.
 template <typename T, int CINB, int COUTB>
 __global__ void __launch_bounds__(kMlpThThreads, (mlpThMinBlocks<CINB, COUTB>())) pointwiseMlpThreadKernel(const MlpArgs a) {
@@ -107,22 +122,35 @@ __global__ void __launch_bounds__(kMlpThThreads, (mlpThMinBlocks<CINB, COUTB>())
     gridDependencyWait();  // x, weights and r may come from the previous kernel (pdl.cuh)
     float xv[CINB];
     if (q < total) mlpThLoadX(xv, x, q, a);  // in flight while the weights are staged
-    for (int e = threadIdx.x; e < chPad * CINB; e += kMlpThThreads) {
+    mlpThStage(W1s, chPad * CINB, [&](int e) {  // W1s[j][i] = W1[j, i]
         const int j = e / CINB, i = e % CINB;
-        W1s[e] = (j < a.ch && i < a.cin) ? toFloat(w1[static_cast<size_t>(j) * a.cin + i]) : 0.f;
-    }
-    for (int e = threadIdx.x; e < chPad * COUTB; e += kMlpThThreads) {
+        return (j < a.ch && i < a.cin) ? toFloat(w1[static_cast<size_t>(j) * a.cin + i]) : 0.f;
+    });
+    mlpThStage(W2t, chPad * COUTB, [&](int e) {  // W2t[j][o] = W2[o, j]
         const int j = e / COUTB, o = e % COUTB;
-        W2t[e] = (j < a.ch && o < a.cout) ? toFloat(w2[static_cast<size_t>(o) * a.ch + j]) : 0.f;
-    }
-    for (int e = threadIdx.x; e < chPad; e += kMlpThThreads) B1s[e] = (b1 && e < a.ch) ? toFloat(b1[e]) : 0.f;
-    for (int e = threadIdx.x; e < COUTB; e += kMlpThThreads) {
-        B2s[e] = (b2 && e < a.cout) ? toFloat(b2[e]) : 0.f;
-        Gs[e] = (g && e < a.cout) ? toFloat(g[e]) : 1.f;
-    }
+        return (j < a.ch && o < a.cout) ? toFloat(w2[static_cast<size_t>(o) * a.ch + j]) : 0.f;
+    });
+    mlpThStage(B1s, chPad, [&](int e) { return (b1 && e < a.ch) ? toFloat(b1[e]) : 0.f; });
+    mlpThStage(B2s, COUTB, [&](int e) { return (b2 && e < a.cout) ? toFloat(b2[e]) : 0.f; });
+    mlpThStage(Gs, COUTB, [&](int e) { return (g && e < a.cout) ? toFloat(g[e]) : 1.f; });
     __syncthreads();  // the only barrier: below, the threads are independent
 
     for (; q < total; q += stride) {
+        const unsigned n = q / static_cast<unsigned>(a.P), s = q - n * static_cast<unsigned>(a.P);
+        const size_t base = static_cast<size_t>(n) * a.cout * a.P + s;  // (n, o = 0, s) of y and r
+        const unsigned next = q + stride;  // < 2^32: q, stride < 2^31
+        // the epilogue's r values and the next point's x into L2 now (hints: they overlap the GEMMs)
+        if (r) {
+#pragma unroll
+            for (int o = 0; o < COUTB; ++o)
+                if (o < a.cout) prefetchL2(r + base + static_cast<size_t>(o) * a.P);
+        }
+        if (next < total) {
+            const unsigned nn = next / static_cast<unsigned>(a.P), ns = next - nn * static_cast<unsigned>(a.P);
+#pragma unroll
+            for (int i = 0; i < CINB; ++i)
+                if (i < a.cin) prefetchL2(x + (static_cast<size_t>(nn) * a.cin + i) * a.P + ns);
+        }
         float acc[COUTB];
 #pragma unroll
         for (int o = 0; o < COUTB; ++o) acc[o] = 0.f;
@@ -158,8 +186,7 @@ __global__ void __launch_bounds__(kMlpThThreads, (mlpThMinBlocks<CINB, COUTB>())
                 }
             }
         }
-        const unsigned n = q / static_cast<unsigned>(a.P), s = q - n * static_cast<unsigned>(a.P);
-        const size_t base = static_cast<size_t>(n) * a.cout * a.P + s;  // (n, o = 0, s) of y and r
+        if (next < total) mlpThLoadX(xv, x, next, a);  // in flight during the epilogue
 #pragma unroll
         for (int o = 0; o < COUTB; ++o) acc[o] += B2s[o];
         if (r) {  // every r load before any y store (y may alias r)
@@ -171,7 +198,6 @@ __global__ void __launch_bounds__(kMlpThThreads, (mlpThMinBlocks<CINB, COUTB>())
 #pragma unroll
         for (int o = 0; o < COUTB; ++o)
             if (o < a.cout) y[base + static_cast<size_t>(o) * a.P] = fromFloat<T>(acc[o]);
-        if (q + stride < total) mlpThLoadX(xv, x, q + stride, a);
     }
     allowDependentLaunch();
 }
