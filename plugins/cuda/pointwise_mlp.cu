@@ -411,6 +411,7 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
 
 constexpr int64_t kMlpTc64FromPoints = 1024, kMlpTc64UpToPoints = 16384;  // N * P range of the 64-point TC kernel
 constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
+constexpr int kMlpThMaxBuckets = 68;  // the per-point kernel's Cin + Cout buckets (4/64, 32/32, 64/4 and smaller)
 enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3 };
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core
 // kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh), 3 the
@@ -421,7 +422,14 @@ void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 3
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
 // Which kernel, by N * P:
-//  - >= 32768 points: the 128-point TC kernel (3xTF32, pointwise_mlp_tc.cuh, persistent where it fits),
+//  - >= 32768 points with Cin and Cout buckets (pointwise_mlp_thread.cuh: 4, 16, 32, 64) adding up to
+//    <= 68 and the weights within 48 KB: the per-point kernel. Measured at e4606da
+//    (tests/gpu/logs/mlp_thread_s11, us at N = 32 x 4096 points, per-point vs the best other kernel):
+//    darcy channel MLP 32/16/32 35.6 vs 45.0, lifting 3/64/32 36.8 vs 56.8, projection 32/64/1 34.8
+//    vs 52.6, lifting 3/128/64 123.8 vs 128.4, projection 64/128/1 117.2 vs 141.1; not taken at 64/32/64
+//    (89.8 vs 87.7) nor on small grids (4096 points: 8.4 vs 7.2, 1D 8192 points 64/32/64: 18.1 vs 12.8),
+//    where one thread's serial chain of GEMMs and GELUs is longer than the other kernels' whole run.
+//  - otherwise >= 32768 points: the 128-point TC kernel (3xTF32, pointwise_mlp_tc.cuh, persistent where it fits),
 //    except a projection (Cout <= 8) that the persistent form does not take (FMA). Measured at 1ab507e
 //    (tests/gpu/logs/mlp_tc_1ab507e/mlp_bench.log, us, TC vs FMA) at N = 32 x 4096 points: darcy
 //    channel MLP 32/16/32 44.0 vs 48.2, lifting 3/64/32 56.1 vs 58.5, projection 32/64/1 52.0 vs
@@ -434,8 +442,8 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
     if (forced >= 0 && (forced != static_cast<int>(MlpKernel::kThread) || mlpThreadFits(a))) return static_cast<MlpKernel>(forced);
-    if (mlpThreadFits(a)) return MlpKernel::kThread;
     const int64_t points = batch * a.P;
+    if (points >= kMlpTcFromPoints && mlpThreadFits(a) && mlpThBucket(a.cin) + mlpThBucket(a.cout) <= kMlpThMaxBuckets) return MlpKernel::kThread;
     if (points >= kMlpTcFromPoints) return (a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a))) ? MlpKernel::kTc : MlpKernel::kFma;
     if (points >= kMlpTc64FromPoints && points <= kMlpTc64UpToPoints) return MlpKernel::kTc64;
     return MlpKernel::kFma;

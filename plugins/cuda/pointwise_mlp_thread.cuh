@@ -80,7 +80,7 @@ __device__ __forceinline__ void mlpThLoadX(float (&xv)[CINB], const T* __restric
 // the epilogue's Cout r loads in flight and the weight broadcasts the compiler schedules early.
 template <int CINB, int COUTB>
 constexpr int mlpThMinBlocks() {
-    return (CINB + COUTB > 96 || (COUTB == 64 && CINB >= 16)) ? 2 : CINB + COUTB >= 48 ? 3 : 4;
+    return (CINB + COUTB > 96 || (COUTB == 64 && CINB >= 16)) ? 2 : CINB + COUTB > 64 ? 3 : 4;
 }
 
 // dst[e] = value(e) for e < count, by the block's threads with 8 loads in flight per thread (the
