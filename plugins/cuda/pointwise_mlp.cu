@@ -412,13 +412,12 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
 constexpr int64_t kMlpTc64FromPoints = 1024, kMlpTc64UpToPoints = 16384;  // N * P range of the 64-point TC kernel
 constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
 constexpr int kMlpThMaxBuckets = 68;  // the per-point kernel's Cin + Cout buckets (4/64, 32/32, 64/4 and smaller)
-enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3, kThread4 = 4 };
+enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3 };
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core
-// kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh), 3 / 4 the
-// per-point kernel with 1 / 4 threads per point (pointwise_mlp_thread.cuh; where it cannot take the
-// call, the automatic choice).
+// kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh), 3 the
+// per-point kernel (pointwise_mlp_thread.cuh; where it cannot take the call, the automatic choice).
 std::atomic<int> gMlpTcOverride{-1};
-void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 4 ? mode : -1); }
+void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 3 ? mode : -1); }
 void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
@@ -430,8 +429,6 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 //    vs 52.6, lifting 3/128/64 123.8 vs 128.4, projection 64/128/1 117.2 vs 141.1; not taken at 64/32/64
 //    (89.8 vs 87.7) nor on small grids (4096 points: 8.4 vs 7.2, 1D 8192 points 64/32/64: 18.1 vs 12.8),
 //    where one thread's serial chain of GEMMs and GELUs is longer than the other kernels' whole run.
-//  - < 32768 points with Cin, Cout <= 64: the per-point kernel with 4 threads per point (each a quarter of
-//    the hidden channels, sums added by shuffles), whose per-thread chain is a quarter as long.
 //  - otherwise >= 32768 points: the 128-point TC kernel (3xTF32, pointwise_mlp_tc.cuh, persistent where it fits),
 //    except a projection (Cout <= 8) that the persistent form does not take (FMA). Measured at 1ab507e
 //    (tests/gpu/logs/mlp_tc_1ab507e/mlp_bench.log, us, TC vs FMA) at N = 32 x 4096 points: darcy
@@ -444,12 +441,9 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 //  - else the FMA kernel (tiny grids: 1 x 256 points 9.3 vs 12.2 us; 16k..32k points: untimed gap).
 MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
-    if (forced >= 0 && forced <= 2) return static_cast<MlpKernel>(forced);
-    if (forced == 3 && mlpThreadFits(a, 1)) return MlpKernel::kThread;
-    if (forced == 4 && mlpThreadFits(a, 4)) return MlpKernel::kThread4;
+    if (forced >= 0 && (forced != static_cast<int>(MlpKernel::kThread) || mlpThreadFits(a))) return static_cast<MlpKernel>(forced);
     const int64_t points = batch * a.P;
-    if (points >= kMlpTcFromPoints && mlpThreadFits(a, 1) && mlpThBucket(a.cin) + mlpThBucket(a.cout) <= kMlpThMaxBuckets) return MlpKernel::kThread;
-    if (points < kMlpTcFromPoints && mlpThreadFits(a, 4)) return MlpKernel::kThread4;
+    if (points >= kMlpTcFromPoints && mlpThreadFits(a) && mlpThBucket(a.cin) + mlpThBucket(a.cout) <= kMlpThMaxBuckets) return MlpKernel::kThread;
     if (points >= kMlpTcFromPoints) return (a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a))) ? MlpKernel::kTc : MlpKernel::kFma;
     if (points >= kMlpTc64FromPoints && points <= kMlpTc64UpToPoints) return MlpKernel::kTc64;
     return MlpKernel::kFma;
@@ -464,8 +458,7 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     const MlpKernel kernel = chooseMlpKernel(a, batch, sizeof(T));
     if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, stream);
-    if (kernel == MlpKernel::kThread) return launchMlpThread<T, 1>(a, smCount, stream);
-    if (kernel == MlpKernel::kThread4) return launchMlpThread<T, 4>(a, smCount, stream);
+    if (kernel == MlpKernel::kThread) return launchMlpThread<T>(a, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);

@@ -38,7 +38,7 @@ namespace turbofno {
 namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
 void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
-void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel, 3 / 4 the per-point kernel (1 / 4 threads per point)
+void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel, 3 the per-point kernel
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 }  // namespace cuda
@@ -462,7 +462,7 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "forced: TC / TC64 / FMA / THREAD / THREAD4 us | TC with output tile BM: us | FMA with OM (rows per thread): us");
+                "forced: TC / TC64 / FMA / THREAD us | TC with output tile BM: us | FMA with OM (rows per thread): us");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -524,10 +524,8 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
                 const double usFma = timeLaunches(p, st);
                 cuda::setMlpTcOverride(3);
                 const double usThread = timeLaunches(p, st);
-                cuda::setMlpTcOverride(4);
-                const double usThread4 = timeLaunches(p, st);
-                char tv[128];
-                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f FMA:%.2f THREAD:%.2f THREAD4:%.2f | TC BM", usTc, usTc64, usFma, usThread, usThread4);
+                char tv[96];
+                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f FMA:%.2f THREAD:%.2f | TC BM", usTc, usTc64, usFma, usThread);
                 std::string variants = tv;
                 cuda::setMlpTcOverride(1);
                 for (int bm : {16, 32, 64}) {
@@ -668,7 +666,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{3, 0, "THREAD ", -1}, {4, 0, "THREAD4 ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);

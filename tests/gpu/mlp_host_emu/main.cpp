@@ -40,7 +40,7 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
 namespace turbofno {
 namespace cuda {
 void setMlpRowsOverride(int om);
-void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh), 2 pointwise_mlp_tc64.cuh, 3 / 4 pointwise_mlp_thread.cuh (1 / 4 threads per point)
+void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh), 2 pointwise_mlp_tc64.cuh, 3 pointwise_mlp_thread.cuh
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 extern long long gEmuBlocks;
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{3, 0, "THREAD ", -1}, {4, 0, "THREAD4 ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         gTag = k.tag;
         cuda::setMlpTcOverride(k.tc);

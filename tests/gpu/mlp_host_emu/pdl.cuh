@@ -14,18 +14,6 @@ namespace cuda {
 
 inline BlockBarrier* gWarpBarrier[32];  // mma_tf32.cuh (host stand-in): the warps' barriers
 
-// __shfl_xor_sync(full mask) of pointwise_mlp_thread.cuh: each lane posts v, a warp barrier, each lane
-// reads its partner's, a second barrier (the slots are reused by the next call).
-inline float gWarpShfl[32][32];
-inline float mlpThShflXor(float v, int m) {
-    const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    gWarpShfl[w][lane] = v;
-    gWarpBarrier[w]->arriveAndWait();
-    const float got = gWarpShfl[w][lane ^ static_cast<unsigned>(m)];
-    gWarpBarrier[w]->arriveAndWait();
-    return got;
-}
-
 alignas(16) inline float smem[112 * 1024 / 4];  // the kernel's `extern __shared__ float smem[]`
 inline long long gEmuBlocks = 0;               // blocks run (for the harness's report)
 
