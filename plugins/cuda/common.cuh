@@ -90,6 +90,24 @@ __device__ __forceinline__ float applyActivation(float v, int act) {
     }
 }
 
+// v[i] = applyActivation(v[i], act) with the switch outside the loop.
+template <int N>
+__device__ __forceinline__ void applyActivationAll(float (&v)[N], int act) {
+    switch (act) {
+#define TFNO_ACT_CASE(K) \
+    case K:                  \
+        _Pragma("unroll") for (int i = 0; i < N; ++i) v[i] = applyActivation(v[i], K); \
+        break;
+        TFNO_ACT_CASE(1)
+        TFNO_ACT_CASE(2)
+        TFNO_ACT_CASE(3)
+        TFNO_ACT_CASE(4)
+        TFNO_ACT_CASE(5)
+#undef TFNO_ACT_CASE
+        default: break;  // identity
+    }
+}
+
 // Loads one complex weight (re, im adjacent) as float2.
 template <typename T> __device__ __forceinline__ float2 loadComplex(const T* p);
 template <> __device__ __forceinline__ float2 loadComplex<float>(const float* p) {

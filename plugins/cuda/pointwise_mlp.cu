@@ -72,7 +72,7 @@ struct MlpArgs {
     int cin, ch, cout, P;
     int tilesP, coutTiles;  // blocks: N * tilesP * coutTiles (Cout tile fastest: neighbours share x in L2)
     int items;              // the persistent TC kernel's work items: N * tilesP
-    int points;             // N * P (< 2^31: x has fewer elements)
+    int points;             // the per-point kernel's points: N * P
     int kxRows;             // min(Cin rounded up to 4, kMlpKX)
     int hact, act;          // core::Activation values
     int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
@@ -458,7 +458,7 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     const MlpKernel kernel = chooseMlpKernel(a, batch, sizeof(T));
     if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, stream);
-    if (kernel == MlpKernel::kThread) return launchMlpThread<T>(a, smCount, stream);
+    if (kernel == MlpKernel::kThread) return launchMlpThread<T>(a, batch, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);
@@ -514,7 +514,6 @@ cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/,
     a.ch = static_cast<int>(s.hiddenChannels);
     a.cout = static_cast<int>(s.outChannels);
     a.P = static_cast<int>(s.points);
-    a.points = static_cast<int>(s.batch * s.points);
     const int64_t cin4 = (s.inChannels + 3) / 4 * 4;
     a.kxRows = static_cast<int>(cin4 < cuda::kMlpKX ? cin4 : cuda::kMlpKX);
     a.hact = hact;

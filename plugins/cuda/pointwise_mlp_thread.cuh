@@ -28,6 +28,7 @@
 
 #include "common.cuh"
 #include "pdl.cuh"
+#include "static_switch.h"
 
 namespace turbofno {
 namespace cuda {
@@ -47,24 +48,6 @@ __host__ __device__ constexpr size_t mlpThSmemFloats(int ch, int cinB, int coutB
 inline bool mlpThreadFits(const MlpArgs& a) {
     return a.cin <= kMlpThMaxChannels && a.cout <= kMlpThMaxChannels &&
            mlpThSmemFloats(a.ch, mlpThBucket(a.cin), mlpThBucket(a.cout)) * sizeof(float) <= kMlpThSmemLimit;
-}
-
-// v[i] = applyActivation(v[i], act) with the switch outside the loop.
-template <int N>
-__device__ __forceinline__ void applyActivationAll(float (&v)[N], int act) {
-    switch (act) {
-#define TFNO_MLP_ACT_CASE(K) \
-    case K:                  \
-        _Pragma("unroll") for (int i = 0; i < N; ++i) v[i] = applyActivation(v[i], K); \
-        break;
-        TFNO_MLP_ACT_CASE(1)
-        TFNO_MLP_ACT_CASE(2)
-        TFNO_MLP_ACT_CASE(3)
-        TFNO_MLP_ACT_CASE(4)
-        TFNO_MLP_ACT_CASE(5)
-#undef TFNO_MLP_ACT_CASE
-        default: break;  // identity
-    }
 }
 
 // x[n, 0..CINB, s] of point q = n P + s into registers (zero past Cin).
@@ -221,25 +204,13 @@ cudaError_t launchMlpThreadFixed(const MlpArgs& a, int smCount, cudaStream_t str
     return launchKernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kMlpThThreads), smem, stream, a);
 }
 
-template <typename T, int CINB>
-cudaError_t launchMlpThreadCin(const MlpArgs& a, int smCount, cudaStream_t stream) {
-    switch (mlpThBucket(a.cout)) {
-        case 4: return launchMlpThreadFixed<T, CINB, 4>(a, smCount, stream);
-        case 16: return launchMlpThreadFixed<T, CINB, 16>(a, smCount, stream);
-        case 32: return launchMlpThreadFixed<T, CINB, 32>(a, smCount, stream);
-        default: return launchMlpThreadFixed<T, CINB, 64>(a, smCount, stream);
-    }
-}
-
-// The caller checked mlpThreadFits(a) and set a.points = N * P.
+// The caller checked mlpThreadFits(a).
 template <typename T>
-cudaError_t launchMlpThread(const MlpArgs& a, int smCount, cudaStream_t stream) {
-    switch (mlpThBucket(a.cin)) {
-        case 4: return launchMlpThreadCin<T, 4>(a, smCount, stream);
-        case 16: return launchMlpThreadCin<T, 16>(a, smCount, stream);
-        case 32: return launchMlpThreadCin<T, 32>(a, smCount, stream);
-        default: return launchMlpThreadCin<T, 64>(a, smCount, stream);
-    }
+cudaError_t launchMlpThread(MlpArgs a, int64_t batch, int smCount, cudaStream_t stream) {
+    a.points = static_cast<int>(batch * a.P);  // < 2^31: x has more elements
+    return TFNO_MLP_BUCKET_SWITCH(mlpThBucket(a.cin), kCin, [&] {
+        return TFNO_MLP_BUCKET_SWITCH(mlpThBucket(a.cout), kCout, [&] { return launchMlpThreadFixed<T, kCin, kCout>(a, smCount, stream); });
+    });
 }
 
 }  // namespace cuda

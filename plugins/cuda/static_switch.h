@@ -1,4 +1,4 @@
-// Runtime value -> template argument dispatch (element type, number of leading axes).
+// Runtime value -> template argument dispatch (element type, number of leading axes, PointwiseMLP channel bucket).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -38,5 +38,29 @@
         } else {                                  \
             constexpr int kLead = 2;              \
             return __VA_ARGS__();                 \
+        }                                         \
+    }()
+
+// Binds constexpr `NAME` to `bucket`, one of the per-point PointwiseMLP kernel's channel buckets 4, 16,
+// 32, 64 (mlpThBucket, pointwise_mlp_thread.cuh; anything else runs as 64), and runs the lambda body.
+#define TFNO_MLP_BUCKET_SWITCH(bucket, NAME, ...) \
+    [&] {                                         \
+        switch (bucket) {                         \
+            case 4: {                             \
+                constexpr int NAME = 4;           \
+                return __VA_ARGS__();             \
+            }                                     \
+            case 16: {                            \
+                constexpr int NAME = 16;          \
+                return __VA_ARGS__();             \
+            }                                     \
+            case 32: {                            \
+                constexpr int NAME = 32;          \
+                return __VA_ARGS__();             \
+            }                                     \
+            default: {                            \
+                constexpr int NAME = 64;          \
+                return __VA_ARGS__();             \
+            }                                     \
         }                                         \
     }()
