@@ -409,7 +409,7 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
     return best;
 }
 
-constexpr int64_t kMlpTc64FromPoints = 1024, kMlpTc64UpToPoints = 16384;  // N * P range of the 64-point TC kernel
+constexpr int64_t kMlpTc64FromPoints = 256, kMlpTc64UpToPoints = 16384;  // N * P range of the small-grid TC kernel
 constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
 constexpr int kMlpThMaxBuckets = 68;  // the per-point kernel's Cin + Cout buckets (4/64, 32/32, 64/4 and smaller)
 enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3 };
@@ -435,10 +435,12 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 //    channel MLP 32/16/32 44.0 vs 48.2, lifting 3/64/32 56.1 vs 58.5, projection 32/64/1 52.0 vs
 //    55.1, lifting 3/128/64 123.5 vs 145.7, 64/256/64 382 vs 423, 64/32/64 90.1 vs 89.1, projection
 //    64/128/1 150.4 vs 141.0.
-//  - 1024..16384 points: the 64-point TC kernel (pointwise_mlp_tc64.cuh), whose smaller tiles give more
-//    blocks there (f75427d, 4096 points: darcy-size 64/32/64 12.6 vs 13.0 us FMA, 64/128/1 projection
-//    19.3 vs 28.1; the 128-point kernel 11.3 and 32.4 at 1ab507e).
-//  - else the FMA kernel (tiny grids: 1 x 256 points 9.3 vs 12.2 us; 16k..32k points: untimed gap).
+//  - 256..16384 points: the small-grid TC kernel (pointwise_mlp_tc64.cuh), 32-point tiles where 64-point
+//    ones give fewer than two blocks per SM. Measured in this session (tests/gpu/logs/mlp_tc64_tp32,
+//    us, small-grid kernel vs FMA): 1 x 256 points (burgers b1) 64/32/64 7.5 vs 9.3, lifting 2/128/64
+//    10.6 vs 17.3, projection 64/128/1 12.2 vs 27.3; 32 x 256 points 64/32/64 8.7 vs 13.0, lifting
+//    14.1 vs 24.6, projection 16.0 vs 28.2; 4096 points darcy 32/16/32 5.5 vs 8.2, 3/64/32 5.9 vs 10.4.
+//  - else the FMA kernel (fewer than 256 points: untimed; 16k..32k points: untimed gap).
 MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
     if (forced >= 0 && (forced != static_cast<int>(MlpKernel::kThread) || mlpThreadFits(a))) return static_cast<MlpKernel>(forced);
@@ -457,7 +459,7 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     if (err != cudaSuccess) return err;
     const MlpKernel kernel = chooseMlpKernel(a, batch, sizeof(T));
     if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
-    if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, stream);
+    if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kThread) return launchMlpThread<T>(a, batch, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);

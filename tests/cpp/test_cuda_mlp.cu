@@ -459,10 +459,12 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
         {"lifting 3/128/64 2D 64x64", 3, 128, 64, 4096, false},
         {"projection 64/128/1 2D 64x64", 64, 128, 1, 4096, false},
         {"channel MLP 3D 32x64x64", 64, 32, 64, 131072, true},
+        {"lifting 2/128/64 1D 256 (burgers)", 2, 128, 64, 256, false},
+        {"projection 64/128/1 1D 256 (burgers)", 64, 128, 1, 256, false},
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "forced: TC / TC64 / FMA / THREAD us | TC with output tile BM: us | FMA with OM (rows per thread): us");
+                "forced: TC / TC64 (auto tile; 32, 64 points forced) / FMA / THREAD us | TC with output tile BM: us | FMA with OM (rows per thread): us");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -520,12 +522,18 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
                 const double usTc = timeLaunches(p, st);
                 cuda::setMlpTcOverride(2);
                 const double usTc64 = timeLaunches(p, st);
+                cuda::setMlpTcTileOverride(32);
+                const double usTc64Tp32 = timeLaunches(p, st);
+                cuda::setMlpTcTileOverride(64);
+                const double usTc64Tp64 = timeLaunches(p, st);
+                cuda::setMlpTcTileOverride(0);
                 cuda::setMlpTcOverride(0);
                 const double usFma = timeLaunches(p, st);
                 cuda::setMlpTcOverride(3);
                 const double usThread = timeLaunches(p, st);
-                char tv[96];
-                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f FMA:%.2f THREAD:%.2f | TC BM", usTc, usTc64, usFma, usThread);
+                char tv[160];
+                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f (TP32 %.2f, TP64 %.2f) FMA:%.2f THREAD:%.2f | TC BM", usTc, usTc64,
+                              usTc64Tp32, usTc64Tp64, usFma, usThread);
                 std::string variants = tv;
                 cuda::setMlpTcOverride(1);
                 for (int bm : {16, 32, 64}) {
@@ -666,7 +674,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {2, 32, "TC64 TP32 ", -1}, {2, 64, "TC64 TP64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);
