@@ -247,7 +247,11 @@ void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode 
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setPassTcOverride(int mode) { gPassTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
-void setSkipTcOverride(int mode) { gSkipTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setSkipTcOverride(int mode) { gSkipTcOverride.store(mode < 0 ? -1 : (mode >= 1 && mode <= 3 ? mode : 0)); }
+int skipTcTileOverride() {
+    const int mode = gSkipTcOverride.load(std::memory_order_relaxed);
+    return mode == 2 ? 32 : mode == 3 ? 128 : 0;
+}
 
 size_t workspaceBound(const core::SpectralConvShape& maxShape) {
     // Every buffer is a product of sizes except the forward row split, which is at most kMaxSplit.

@@ -85,8 +85,10 @@ void setMixFlatOverride(int mode);
 // Likewise for the separable passes' tensor cores (DftPass::tensorCores).
 void setPassTcOverride(int mode);
 // Likewise for the fused layer's skip GEMM: -1 the planner's choice (tensor cores), 0 the fp32 FMA
-// kernel, 1 tensor cores (skip_gemm.cuh).
+// kernel, 1 tensor cores (skip_gemm.cuh), 2 / 3 tensor cores with the 32- / 128-point tile forced
+// (skip_gemm_tc.cuh).
 void setSkipTcOverride(int mode);
+int skipTcTileOverride();  // 0 (the launcher's choice), 32 or 128: from setSkipTcOverride(2 / 3)
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;

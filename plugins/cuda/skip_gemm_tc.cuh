@@ -1,8 +1,10 @@
 // The fused layer's 1x1 skip GEMM (skip_gemm.cuh) on tensor cores in fp32 accuracy (3xTF32,
 // mma_tf32.cuh): y[n, o, p] = sum_c W[o, c] x[n, c, p], a GEMM with M = Cout, N = P, K = Cin.
 //
-// A block of 256 threads (8 warps: 2 along o x 4 along p) owns a 64 x 128 tile of y[n], a warp
-// 32 x 32 of it (2 x 4 mma tiles of 16 x 8). It walks the input channels in steps of 16: the W and x
+// A block of 256 threads owns a 64 x NP tile of y[n]: NP = 128 points (8 warps: 2 along o x 4 along
+// p, a warp 32 x 32 = 2 x 4 mma tiles of 16 x 8), or NP = 32 where 128-point tiles give fewer than two
+// blocks per SM (small grids, latency-bound: 4 x 2 warps of 16 x 16). It walks the input channels in
+// steps of 16 (NP = 128) or 32: the W and x
 // tiles are converted to float into shared memory while the next step's global loads are in flight
 // in registers (as dft_pass.cuh). Each k8 product goes into fresh registers and is then added to the
 // fp32 accumulators with an ordinary add: tensor-core accumulation is not round-to-nearest, so its
@@ -12,6 +14,7 @@
 #include "common.cuh"
 #include "mma_tf32.cuh"
 #include "pdl.cuh"
+#include "plan.h"
 
 namespace turbofno {
 namespace cuda {
@@ -19,22 +22,34 @@ namespace skiptc {
 
 constexpr int kTcThreads = 256;
 constexpr int kM = 64;   // output channels per block
-constexpr int kN = 128;  // points per block
-constexpr int kK = 16;   // input channels per step
+
+// The block's tile geometry for NP = 128 or 32 points per block. The x step is kXQuads quads (4
+// points) per thread, so the step's input channels kK = 16 (NP = 128) or 32 (NP = 32); the 8 warps are
+// kWarpsP along the points x 8 / kWarpsP along o, a warp kMI x kNI mma tiles of 16 x 8.
 // Padded row strides in floats (rows stay 16-byte aligned). W tile [o][c]: A fragment lane (g, t)
-// reads row g, column t: bank 20 g + t, distinct over the warp. x tile [c][p] and C tile [o][p]:
-// B fragment reads row t, column g: bank 8 t + g; C fragment float2 stores row g, columns 2 t, 2 t + 1:
-// banks 8 g + 2 t (+1), distinct within each half warp. Both need a stride of 8 mod 32.
-constexpr int kWStride = kK + 4;
-constexpr int kXStride = kN + 8;
-constexpr int kStageFloats = kM * kWStride + kK * kXStride;
-constexpr int kCFloats = kM * kXStride;
-constexpr int kSmemFloats = kStageFloats > kCFloats ? kStageFloats : kCFloats;
-constexpr int kQuadsPerRow = kN / 4;              // 4-point groups per tile row
-constexpr int kRowsPerPass = kTcThreads / kQuadsPerRow;  // tile rows covered by one group per thread (8)
-constexpr int kXQuads = kK / kRowsPerPass;        // x groups per thread per step (2)
-constexpr int kWElems = kM * kK / kTcThreads;       // W elements per thread per step (4)
-constexpr int kCQuads = kM / kRowsPerPass;        // C groups per thread in the epilogue (8)
+// reads row g, column t: bank 20 g + t or 4 g + t, distinct over the warp. x tile [c][p] and C tile
+// [o][p]: B fragment reads row t, column g: bank 8 t + g; C fragment float2 stores row g, columns 2 t,
+// 2 t + 1: banks 8 g + 2 t (+1), distinct within each half warp. Both need a stride of 8 mod 32.
+template <int NP>
+struct Tile {
+    static_assert(NP == 128 || NP == 32, "128- or 32-point tiles");
+    static constexpr int kN = NP;                            // points per block
+    static constexpr int kK = NP == 128 ? 16 : 32;           // input channels per step
+    static constexpr int kWarpsP = NP == 128 ? 4 : 2;
+    static constexpr int kMI = kM * kWarpsP / 8 / 16;        // 2 / 1
+    static constexpr int kNI = NP / kWarpsP / 8;             // 4 / 2
+    static constexpr int kWStride = kK + 4;
+    static constexpr int kXStride = kN + 8;
+    static constexpr int kStageFloats = kM * kWStride + kK * kXStride;
+    static constexpr int kCFloats = kM * kXStride;
+    static constexpr int kSmemFloats = kStageFloats > kCFloats ? kStageFloats : kCFloats;
+    static constexpr int kQuadsPerRow = kN / 4;                      // 4-point groups per tile row
+    static constexpr int kRowsPerPass = kTcThreads / kQuadsPerRow;  // tile rows covered by one group per thread (8 / 32)
+    static constexpr int kXQuads = kK / kRowsPerPass;               // x groups per thread per step (2 / 1)
+    static constexpr int kWElems = kM * kK / kTcThreads;            // W elements per thread per step (4 / 8)
+    static constexpr int kCQuads = kM / kRowsPerPass;               // C groups per thread in the epilogue (8 / 2)
+    static_assert(kXQuads >= 1 && kXQuads * kRowsPerPass == kK, "whole x quads per thread");
+};
 
 // Four consecutive elements, one vector access (P % 4 == 0 and aligned bases: launchSkipGemmTc).
 template <typename T>
@@ -44,23 +59,27 @@ struct alignas(4 * sizeof(T)) Quad {
 
 }  // namespace skiptc
 
-// grid (ceil(P / 128), ceil(Cout / 64), N), 256 threads. VEC: x and y rows are accessed four elements
+// grid (ceil(P / NP), ceil(Cout / 64), N), 256 threads. VEC: x and y rows are accessed four elements
 // at a time (P % 4 == 0, aligned bases). P = prod(S) < 2^31 (validated tensors); channel offsets are 64-bit.
-template <typename T, bool VEC>
+template <typename T, bool VEC, int NP>
 __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const T* __restrict__ x, const T* __restrict__ w,
                                                                        T* __restrict__ y, int Cin, int Cout, int P) {
     using namespace skiptc;
-    __shared__ __align__(16) float smem[kSmemFloats];
+    using L = Tile<NP>;
+    constexpr int kN = L::kN, kK = L::kK, kMI = L::kMI, kNI = L::kNI, kWStride = L::kWStride, kXStride = L::kXStride;
+    constexpr int kQuadsPerRow = L::kQuadsPerRow, kRowsPerPass = L::kRowsPerPass, kXQuads = L::kXQuads;
+    constexpr int kWElems = L::kWElems, kCQuads = L::kCQuads;
+    __shared__ __align__(16) float smem[L::kSmemFloats];
     float* Ws = smem;                   // [kM][kWStride], this step's W[o0.., c0..]
     float* Xs = smem + kM * kWStride;   // [kK][kXStride], this step's x[n, c0.., p0..]
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int g = lane / 4, t = lane % 4;
-    const int wo = (warp / 4) * 32, wp = (warp % 4) * 32;  // the warp's 32 x 32 tile in the block tile
+    const int wo = (warp / L::kWarpsP) * (16 * kMI), wp = (warp % L::kWarpsP) * (8 * kNI);  // the warp's tile
     const int p0 = blockIdx.x * kN, o0 = blockIdx.y * kM, n = blockIdx.z;
     const T* xn = x + static_cast<size_t>(n) * Cin * P;
-    // x and C tiles: this thread's element (q, j), j < 4, q < 2 (x) or 8 (C). VEC: row qRow + 8 q,
-    // points qCol + j (one vector access); else row qRow + 8 q + 2 j, point qCol, so that a warp's
-    // scalar accesses still cover 32 consecutive points
+    // x and C tiles: this thread's element (q, j), j < 4, q < kXQuads (x) or kCQuads (C). VEC: row
+    // qRow + kRowsPerPass q, points qCol + j (one vector access); else row qRow + kRowsPerPass q +
+    // jRow j, point qCol, so that a warp's scalar accesses still cover 32 consecutive points
     const int qRow = VEC ? tid / kQuadsPerRow : tid / kN, qCol = VEC ? 4 * (tid % kQuadsPerRow) : tid % kN;
     constexpr int jRow = VEC ? 0 : kTcThreads / kN;
     const int qp = p0 + qCol;
@@ -113,7 +132,7 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
         }
     };
 
-    float acc[2][4][4] = {};  // [m tile][n tile][C fragment]
+    float acc[kMI][kNI][4] = {};  // [m tile][n tile][C fragment]
     gridDependencyWait();     // x and y may belong to the previous kernel (pdl.cuh)
     load(0);
     for (int c0 = 0; c0 < Cin; c0 += kK) {
@@ -123,19 +142,19 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
         if (c0 + kK < Cin) load(c0 + kK);
 #pragma unroll 1  // unrolled, the two k8 halves need > 128 registers (spills at 2 blocks per SM)
         for (int kk = 0; kk < kK; kk += 8) {
-            Tf32Pair a[2][4];
+            Tf32Pair a[kMI][4];
 #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)
+            for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
                 for (int r = 0; r < 4; ++r)
                     a[mi][r] = splitTf32(Ws[(wo + 16 * mi + g + 8 * (r & 1)) * kWStride + kk + t + 4 * (r >> 1)]);
 #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int ni = 0; ni < kNI; ++ni) {
                 Tf32Pair b[2];
 #pragma unroll
                 for (int r = 0; r < 2; ++r) b[r] = splitTf32(Xs[(kk + t + 4 * r) * kXStride + wp + 8 * ni + g]);
 #pragma unroll
-                for (int mi = 0; mi < 2; ++mi) {
+                for (int mi = 0; mi < kMI; ++mi) {
                     float d[4] = {0.f, 0.f, 0.f, 0.f};
                     mma3xTf32(d, a[mi], b);
 #pragma unroll
@@ -150,9 +169,9 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     __syncthreads();
     float* Cs = smem;  // [kM][kXStride]
 #pragma unroll
-    for (int mi = 0; mi < 2; ++mi)
+    for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 4; ++ni)
+        for (int ni = 0; ni < kNI; ++ni)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
                 *reinterpret_cast<float2*>(&Cs[(wo + 16 * mi + g + 8 * h) * kXStride + wp + 8 * ni + 2 * t]) =
@@ -180,14 +199,29 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     }
 }
 
+// The tile: 32 points where 128-point tiles would give fewer than two blocks per SM, else 128.
+// Test hook (plan.h setSkipTcOverride): 2 forces 32, 3 forces 128.
+inline int chooseSkipTcTile(int N, int Cout, int64_t P, int smCount) {
+    const int forced = skipTcTileOverride();
+    if (forced) return forced;
+    const int64_t blocks128 = static_cast<int64_t>(N) * ((P + 127) / 128) * ((Cout + skiptc::kM - 1) / skiptc::kM);
+    return blocks128 < 2 * static_cast<int64_t>(smCount) ? 32 : 128;
+}
+
 template <typename T>
 cudaError_t launchSkipGemmTc(const T* x, const T* w, T* y, int N, int Cin, int Cout, int64_t P, cudaStream_t stream) {
     using namespace skiptc;
     if (N > 65535 || (Cout + kM - 1) / kM > 65535) return cudaErrorInvalidConfiguration;
+    int device = 0, smCount = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
+    if (err != cudaSuccess) return err;
+    const int np = chooseSkipTcTile(N, Cout, P, smCount);
     constexpr uintptr_t kAlign = 4 * sizeof(T);
     const bool vec = P % 4 == 0 && reinterpret_cast<uintptr_t>(x) % kAlign == 0 && reinterpret_cast<uintptr_t>(y) % kAlign == 0;
-    const dim3 grid(static_cast<unsigned>((P + kN - 1) / kN), static_cast<unsigned>((Cout + kM - 1) / kM), static_cast<unsigned>(N));
-    auto kernel = vec ? skipGemmTcKernel<T, true> : skipGemmTcKernel<T, false>;
+    const dim3 grid(static_cast<unsigned>((P + np - 1) / np), static_cast<unsigned>((Cout + kM - 1) / kM), static_cast<unsigned>(N));
+    auto kernel = np == 32 ? (vec ? skipGemmTcKernel<T, true, 32> : skipGemmTcKernel<T, false, 32>)
+                           : (vec ? skipGemmTcKernel<T, true, 128> : skipGemmTcKernel<T, false, 128>);
     return launchKernel(kernel, grid, dim3(kTcThreads), 0, stream, x, w, y, Cin, Cout, static_cast<int>(P));
 }
 

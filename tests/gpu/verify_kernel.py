@@ -7,11 +7,11 @@ the benchmark shapes; y is NaN-poisoned before each launch and every element mus
 a CUDA-graph capture of the launch must replay to the same result on new data.
 Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
 kernels (fused) and the separable passes (separable).
-With --skip-gemm 1,0, only the fused layer's 1x1 skip GEMM instead: tensor cores forced on (1) and
-off (0) (tfno.set_tuning skip_tc), odd channel counts and point counts, once with the spectral weight zero
+With --skip-gemm 1,2,3,0, only the fused layer's 1x1 skip GEMM instead: tensor cores forced on (1: the
+launcher's tile; 2 / 3: the 32- / 128-point tile forced) and off (0) (tfno.set_tuning skip_tc), odd channel counts and point counts, once with the spectral weight zero
 (y = skip x exactly: the GEMM's own error) and once as a whole layer (bias, GELU).
 Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable]
-[--skip-gemm 1,0] (exit code 1 on any failure)
+[--skip-gemm 1,2,3,0] (exit code 1 on any failure)
 """
 from __future__ import annotations
 
@@ -188,7 +188,8 @@ def graph_check(rng):
 
 
 def skip_gemm_check(rng, modes: list[int], quick: bool) -> tuple[list, int]:
-    """The fused layer's skip GEMM with tensor cores forced on (mode 1) or off (0): SKIP_SHAPES x
+    """The fused layer's skip GEMM with tensor cores forced on (mode 1; 2 / 3 with the 32- / 128-point
+    tile) or off (0): SKIP_SHAPES x
     dtypes x (spectral weight zero, no bias, identity | whole layer with bias and GELU)."""
     rows, fails = [], 0
     dtypes = [torch.float32, torch.float16, torch.bfloat16]
@@ -224,7 +225,7 @@ def main() -> int:
     ap.add_argument("--fft-pass", default="-1", metavar="MODES",
                     help="separable last-axis passes per run of the plan: -1 the planner's, 1 FFT (fft_pass.cuh, where possible), "
                          "0 DFT GEMM, e.g. 1,0 (every path and mixing mode each)")
-    ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1) / off (0), e.g. 1,0")
+    ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1; 2 / 3: 32- / 128-point tile) / off (0), e.g. 1,2,3,0")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
