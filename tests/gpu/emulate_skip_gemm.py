@@ -5,7 +5,7 @@ fragment element must come from a staged, finite tile element and every matrix e
 loaded), the C tile staged back through shared memory, and every output written exactly once. Also
 checks that the fragment loads and C stores are bank-conflict free. The products are exact float64
 here (the 3xTF32 rounding is the GPU check's job: tests/gpu/skip_tc_check.sh).
-CPU only (no GPU needed), ~2 s:  python3 tests/gpu/emulate_skip_gemm.py   (exit code 1 on a mismatch)
+CPU only (no GPU needed), both tiles (128 and 32 points), ~5 s:  python3 tests/gpu/emulate_skip_gemm.py   (exit code 1 on a mismatch)
 Keep it in step with skip_gemm_tc.cuh when the kernel's indexing changes.
 """
 import itertools
@@ -13,14 +13,29 @@ import sys
 
 import numpy as np
 
-kTh, kM, kN, kK = 256, 64, 128, 16
-kWS, kXS = kK + 4, kN + 8
-kQPR = kN // 4; kRPP = kTh // kQPR; kXQ = kK // kRPP; kWE = kM * kK // kTh; kCQ = kM // kRPP
-stage = kM * kWS + kK * kXS; cfl = kM * kXS; SM = max(stage, cfl)
+kTh, kM = 256, 64
+
+
+def set_tile(np_):
+    """The kernel's Tile<NP> constants (NP = 128 or 32 points per block) as module globals."""
+    global kN, kK, kWS, kXS, kQPR, kRPP, kXQ, kWE, kCQ, SM, kWarpsP, kMI, kNI
+    kN, kK = np_, (16 if np_ == 128 else 32)
+    kWarpsP = 4 if np_ == 128 else 2
+    kMI, kNI = kM * kWarpsP // 8 // 16, np_ // kWarpsP // 8
+    kWS, kXS = kK + 4, kN + 8
+    kQPR = kN // 4; kRPP = kTh // kQPR; kXQ = kK // kRPP; kWE = kM * kK // kTh; kCQ = kM // kRPP
+    SM = max(kM * kWS + kK * kXS, kM * kXS)
+
+
+def warp_tile(warp):
+    return (warp // kWarpsP) * 16 * kMI, (warp % kWarpsP) * 8 * kNI
+
+
+set_tile(128)
 
 def thread_map(tid, vec):
     """(qRow, qCol, jRow, jCol): element (q, j) of a thread's x / C tile share is at row
-    qRow + 8 q + jRow j, column qCol + jCol j."""
+    qRow + kRPP q + jRow j, column qCol + jCol j."""
     return (tid // kQPR, 4 * (tid % kQPR), 0, 1) if vec else (tid // kN, tid % kN, kTh // kN, 0)
 
 
@@ -30,7 +45,7 @@ def run(x, w, vec):
     for n, by, bx in itertools.product(range(N), range((Cout + kM - 1) // kM), range((P + kN - 1) // kN)):
         p0, o0 = bx * kN, by * kM
         smem = np.full(SM, np.nan); Ws = 0; Xs = kM * kWS
-        acc = np.zeros((kTh, 2, 4, 4))
+        acc = np.zeros((kTh, kMI, kNI, 4))
         def load(c0):
             xr = np.zeros((kTh, kXQ, 4)); wr = np.zeros((kTh, kWE))
             for tid in range(kTh):
@@ -59,15 +74,15 @@ def run(x, w, vec):
             if c0 + kK < Cin: xr, wr = load(c0 + kK)
             for kk in range(0, kK, 8):
                 for warp in range(8):
-                    wo, wp = (warp // 4) * 32, (warp % 4) * 32
-                    A = np.zeros((2, 16, 8)); B = np.zeros((4, 8, 8)); seenA = np.zeros((2,16,8),bool); seenB=np.zeros((4,8,8),bool)
+                    wo, wp = warp_tile(warp)
+                    A = np.zeros((kMI, 16, 8)); B = np.zeros((kNI, 8, 8)); seenA = np.zeros((kMI, 16, 8), bool); seenB = np.zeros((kNI, 8, 8), bool)
                     for lane in range(32):
                         g, t = lane // 4, lane % 4
-                        for mi in range(2):
+                        for mi in range(kMI):
                             for r in range(4):
                                 v = smem[Ws + (wo + 16 * mi + g + 8 * (r & 1)) * kWS + kk + t + 4 * (r >> 1)]
                                 A[mi, g + 8 * (r & 1), t + 4 * (r >> 1)] = v; seenA[mi, g + 8 * (r & 1), t + 4 * (r >> 1)] = True
-                        for ni in range(4):
+                        for ni in range(kNI):
                             for r in range(2):
                                 v = smem[Xs + (kk + t + 4 * r) * kXS + wp + 8 * ni + g]
                                 B[ni, t + 4 * r, g] = v; seenB[ni, t + 4 * r, g] = True
@@ -75,17 +90,17 @@ def run(x, w, vec):
                     assert not np.isnan(A).any() and not np.isnan(B).any()
                     for lane in range(32):
                         g, t = lane // 4, lane % 4
-                        for mi in range(2):
-                            for ni in range(4):
+                        for mi in range(kMI):
+                            for ni in range(kNI):
                                 D = A[mi] @ B[ni]
                                 for r in range(4):
                                     acc[warp * 32 + lane, mi, ni, r] += D[g + 8 * (r >> 1), 2 * t + (r & 1)]
         smem[:] = np.nan
         for tid in range(kTh):
             warp, lane = tid // 32, tid % 32; g, t = lane // 4, lane % 4
-            wo, wp = (warp // 4) * 32, (warp % 4) * 32
-            for mi in range(2):
-                for ni in range(4):
+            wo, wp = warp_tile(warp)
+            for mi in range(kMI):
+                for ni in range(kNI):
                     for h in range(2):
                         a = (wo + 16 * mi + g + 8 * h) * kXS + wp + 8 * ni + 2 * t
                         smem[a] = acc[tid, mi, ni, 2 * h]; smem[a + 1] = acc[tid, mi, ni, 2 * h + 1]
@@ -125,6 +140,15 @@ def banks():
     print("banks ok, tile cover ok")
 
 def main():
+    bad = 0
+    for tile in (128, 32):
+        set_tile(tile)
+        print(f"-- {tile}-point tiles")
+        bad += check()
+    return 1 if bad else 0
+
+
+def check():
     banks()
     rng = np.random.default_rng(1)
     bad = 0
@@ -139,7 +163,7 @@ def main():
         ok = not np.isnan(y).any() and err < 1e-12
         bad += not ok
         print(f"{'ok  ' if ok else 'FAIL'} N{N} C{Cin}->{Cout} P{P} vec={vec} max abs err {err:.1e}")
-    return 1 if bad else 0
+    return bad
 
 
 if __name__ == "__main__":
