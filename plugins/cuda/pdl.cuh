@@ -12,16 +12,24 @@ namespace turbofno {
 namespace cuda {
 
 // Blocks until the preceding kernel in the stream has completed (no-op without the launch attribute).
+// With TURBOFNO_PDL_TRIGGER_AT_START (CMake option, an experiment not yet measured) it then lets the
+// next kernel launch at once: its blocks wait in their own gridDependencyWait, which still waits for
+// this grid's completion and writes, so correctness does not depend on where the trigger is; only
+// which resources the waiting blocks hold does.
 __device__ __forceinline__ void gridDependencyWait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
+#if defined(TURBOFNO_PDL_TRIGGER_AT_START)
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 #endif
 }
 
 // Lets the next kernel be scheduled once every block of this one has called it (or exited). Called
 // after a kernel's main loop: the dependent's blocks then start while this grid's last wave stores.
+// (With TURBOFNO_PDL_TRIGGER_AT_START the trigger already came in gridDependencyWait.)
 __device__ __forceinline__ void allowDependentLaunch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(TURBOFNO_PDL_TRIGGER_AT_START)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }

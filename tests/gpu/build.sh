@@ -6,13 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ARCHS=${1:-90}
-B=build-gpu
+B=${BUILD_DIR:-build-gpu}   # BUILD_DIR / CMAKE_EXTRA: a second build, e.g. CMAKE_EXTRA=-DTURBOFNO_PDL_TRIGGER_AT_START=ON
 ORT_INC=${ORT_INC:-$PWD/.deps/ort-1.29.0/include}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 # a build folder configured elsewhere (another source path) cannot be reused: start it afresh
 if [ -f $B/CMakeCache.txt ] && ! grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL=$PWD\$" $B/CMakeCache.txt; then rm -rf $B; fi
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=$NVCC -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" \
-  -DTURBOFNO_USE_CUDA=ON -DTURBOFNO_BUILD_TESTS=ON -DTURBOFNO_BUILD_TRT=OFF -DONNXRUNTIME_INCLUDE_DIR="$ORT_INC" >/dev/null
+  -DTURBOFNO_USE_CUDA=ON -DTURBOFNO_BUILD_TESTS=ON -DTURBOFNO_BUILD_TRT=OFF -DONNXRUNTIME_INCLUDE_DIR="$ORT_INC" ${CMAKE_EXTRA:-} >/dev/null
 cmake --build $B -j "${JOBS:-$(nproc)}"
 CUDA_HOME=$(dirname "$(dirname "$NVCC")")
 g++ -std=c++17 -O2 -shared -fPIC -Iplugins/include -I"$CUDA_HOME/include" tests/gpu/tfno_capi.cpp \
