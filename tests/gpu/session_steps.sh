@@ -7,6 +7,8 @@
 #                and the TensorRT harness (incl. its GPU enqueue)
 #   STEP=ort     run_suite.sh PARTS=ort (ORT CUDA EP tests, PointwiseMLP, MLP fusion, stress)
 #   STEP=models  bench/model_bench.py (+ the kernel-level model profile)
+#   STEP=pdl     the TURBOFNO_PDL_TRIGGER_AT_START experiment: model bench (MODELS, default burgers darcy)
+#                on the default build and on build-gpu-early
 #   STEP=layers  bench/gpu_bench.py and the fused-layer benchmark
 #   STEP=demo    turbofno demo --device cuda
 set -uo pipefail
@@ -41,6 +43,15 @@ case "${STEP:-kernel}" in
     tail -20 "$OUT/model_bench.log"
     [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 darcy 32 > "$OUT/kernel_profile.log" 2>&1
     grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null ;;
+  pdl)  # the TURBOFNO_PDL_TRIGGER_AT_START experiment (pdl.cuh): the model bench on the default build and on one with it
+    BUILD_DIR=build-gpu-early CMAKE_EXTRA=-DTURBOFNO_PDL_TRIGGER_AT_START=ON bash tests/gpu/build.sh > "$OUT/build_early.log" 2>&1 ||
+      { echo "early build failed"; tail -20 "$OUT/build_early.log"; exit 1; }
+    for v in default early; do
+      lib=build-gpu; [ "$v" = early ] && lib=build-gpu-early
+      TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models ${MODELS:-burgers darcy} \
+        --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
+      echo "== $v"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
+    done ;;
   layers)
     python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
     tail -12 "$OUT/gpu_bench.log"
