@@ -48,6 +48,7 @@
 
 #include "common.cuh"
 #include "pdl.cuh"
+#include "sm_count.h"
 #include "smem_limit.h"
 #include "static_switch.h"
 #include "turbofno/cuda.h"
@@ -453,10 +454,8 @@ MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
 
 template <typename T>
 cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream) {
-    int device = 0, smCount = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
-    if (err != cudaSuccess) return err;
+    int smCount = 0;
+    if (const cudaError_t err = currentSmCount(&smCount); err != cudaSuccess) return err;
     const MlpKernel kernel = chooseMlpKernel(a, batch, sizeof(T));
     if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, smCount, stream);

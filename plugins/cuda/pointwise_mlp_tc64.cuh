@@ -1,5 +1,5 @@
 // The small-grid PointwiseMLP tensor-core kernel (3xTF32, mma_tf32.cuh): 64- or 32-point x
-// 64-channel blocks, for N * P of about 1k to 16k points, where its small tiles give more blocks than
+// 64-channel blocks, for N * P of 256 to 16k points, where its small tiles give more blocks than
 // pointwise_mlp_tc.cuh's 128-point tiles (measured at f75427d, tests/gpu/logs/mlp_tc_f75427d: 64/128/1
 // projection on 4096 points 19.3 us vs 28.1 with the FMA kernel; the 128-point TC kernel takes 32.4
 // there). Included by pointwise_mlp.cu after MlpArgs, load4 / store4 / prefetchL2 (it uses them);
@@ -40,6 +40,7 @@
 #include "common.cuh"
 #include "mma_tf32.cuh"
 #include "pdl.cuh"
+#include "sm_count.h"
 
 namespace turbofno {
 namespace cuda {
@@ -109,12 +110,13 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
     const T* __restrict__ w1 = static_cast<const T*>(a.w1);
     const T* __restrict__ w2 = static_cast<const T*>(a.w2);
     const T* __restrict__ b1 = static_cast<const T*>(a.b1);
-    // x step / C tile element of this thread: VEC row qRow (+ 16 q), points qCol .. +3; else row
-    // qRow + 4 j (+ 16 q), point qCol, so that a warp's scalar accesses cover 32 consecutive points
+    // x step / C tile element of this thread: VEC row qRow (+ kRowsPerPass q), points qCol .. +3; else
+    // row qRow + jRow j (+ kRowsPerPass q), point qCol, so that a warp's scalar accesses cover 32
+    // consecutive points
     const int qRow = VEC ? tid / kQuadsPerRow : tid / kTP, qCol = VEC ? 4 * (tid % kQuadsPerRow) : tid % kTP;
     constexpr int jRow = VEC ? 0 : kTcThreads / kTP;  // 4 / 8
     const int qp = p0 + qCol;
-    const int wr0 = tid / kK, wc0 = tid % kK;  // W1 step element (wr0 + 16 r, wc0)
+    const int wr0 = tid / kK, wc0 = tid % kK;  // W1 step element (wr0 + (256 / kK) r, wc0)
 
     float xr[4], wr[kW1Elems];  // the next step's elements, converted on load
     auto load = [&](int h0, int c0) {
@@ -326,13 +328,12 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
     }
 }
 
-// The tile: 32 points where 64-point tiles would fill less than two blocks per SM (burgers' 8192
-// points: 128 blocks of 64 or 256 of 32), else 64. Test hook: gMlpTcTileOverride 32 / 64 forces it.
+// The tile: 32 points where 64-point tiles give fewer than two blocks per SM (sm_count.h; burgers'
+// 8192 points: 128 blocks of 64 or 256 of 32), else 64. Test hook: gMlpTcTileOverride 32 / 64 forces it.
 inline int chooseMlpTc64Tile(int64_t batch, int P, int coutTiles, int smCount) {
     const int forced = gMlpTcTileOverride.load();
     if (forced == 32 || forced == 64) return forced;
-    const int64_t blocks64 = batch * ((P + 63) / 64) * coutTiles;
-    return blocks64 < 2 * static_cast<int64_t>(smCount) ? 32 : 64;
+    return underTwoBlocksPerSm(batch * ((P + 63) / 64) * coutTiles, smCount) ? 32 : 64;
 }
 
 template <typename T>

@@ -15,6 +15,7 @@
 #include "mma_tf32.cuh"
 #include "pdl.cuh"
 #include "plan.h"
+#include "sm_count.h"
 
 namespace turbofno {
 namespace cuda {
@@ -199,23 +200,20 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     }
 }
 
-// The tile: 32 points where 128-point tiles would give fewer than two blocks per SM, else 128.
+// The tile: 32 points where 128-point tiles give fewer than two blocks per SM (sm_count.h), else 128.
 // Test hook (plan.h setSkipTcOverride): 2 forces 32, 3 forces 128.
 inline int chooseSkipTcTile(int N, int Cout, int64_t P, int smCount) {
     const int forced = skipTcTileOverride();
     if (forced) return forced;
-    const int64_t blocks128 = static_cast<int64_t>(N) * ((P + 127) / 128) * ((Cout + skiptc::kM - 1) / skiptc::kM);
-    return blocks128 < 2 * static_cast<int64_t>(smCount) ? 32 : 128;
+    return underTwoBlocksPerSm(static_cast<int64_t>(N) * ((P + 127) / 128) * ((Cout + skiptc::kM - 1) / skiptc::kM), smCount) ? 32 : 128;
 }
 
 template <typename T>
 cudaError_t launchSkipGemmTc(const T* x, const T* w, T* y, int N, int Cin, int Cout, int64_t P, cudaStream_t stream) {
     using namespace skiptc;
     if (N > 65535 || (Cout + kM - 1) / kM > 65535) return cudaErrorInvalidConfiguration;
-    int device = 0, smCount = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
-    if (err != cudaSuccess) return err;
+    int smCount = 0;
+    if (const cudaError_t err = currentSmCount(&smCount); err != cudaSuccess) return err;
     const int np = chooseSkipTcTile(N, Cout, P, smCount);
     constexpr uintptr_t kAlign = 4 * sizeof(T);
     const bool vec = P % 4 == 0 && reinterpret_cast<uintptr_t>(x) % kAlign == 0 && reinterpret_cast<uintptr_t>(y) % kAlign == 0;

@@ -9,8 +9,8 @@
 # 1. accuracy: verify_kernel.py --skip-gemm 1,2,3,0: the layer with a skip weight vs float64, tensor cores
 #    forced on and off, fp32 / fp16 / bf16, odd sizes, NaN-poisoned outputs (fp32 rel-L2 <= 1e-5,
 #    half types <= 1e-2 vs the float64 result of the rounded inputs); prints the max rel-L2 per case;
-# 2. timing: skip_tc_bench.py at 8x64x128x128 m32 and 4x64x256x256 m64 (layer and skip kernel, both
-#    kernels, cuDNN's fp32 1x1 conv for scale);
+# 2. timing: skip_tc_bench.py at the two large 2D shapes and the bundled models' layers (layer and skip
+#    kernel, the FMA kernel and both tensor-core tiles, cuDNN's fp32 1x1 conv for scale);
 # 3. compute-sanitizer memcheck and racecheck on the quick accuracy run with tensor cores on.
 # Exit status 0 only when every step passed; the failed steps are named at the end.
 set -euo pipefail
@@ -27,10 +27,10 @@ step() { echo; echo "=== skip_tc_check [$(date +%T)] $*"; }
 step "0/3 CPU emulation of the tensor-core kernel's indexing"
 timeout 60 "$PY" tests/gpu/emulate_skip_gemm.py || failed+=("0 emulation (emulate_skip_gemm.py)")
 
-step "1/3 accuracy: skip GEMM with tensor cores on (skip_tc=1) and off (skip_tc=0) vs float64"
+step "1/3 accuracy: skip GEMM with tensor cores on (skip_tc=1; 2 / 3: 32- / 128-point tile) and off (skip_tc=0) vs float64"
 timeout 300 "$PY" tests/gpu/verify_kernel.py --skip-gemm 1,2,3,0 || failed+=("1 accuracy (verify_kernel.py --skip-gemm 1,2,3,0)")
 
-step "2/3 timing: FMA vs tensor cores"
+step "2/3 timing: FMA vs tensor cores (both tiles)"
 timeout 180 "$PY" tests/gpu/skip_tc_bench.py || failed+=("2 timing (skip_tc_bench.py)")
 
 # one cudaMalloc per tensor, so that memcheck sees accesses past a tensor's end
