@@ -159,21 +159,22 @@ __device__ __forceinline__ void fftFillTable(float2* tw, int N2) {
 
 // KIND = kR2C: src = x (T, lines of S samples), dst = the spectrum (float2, kd = p.M bins per line),
 // bias unused. KIND = kC2R: src = the spectrum (float2, p.K bins read per line), dst = y (T), bias
-// per line (biasDiv / biasMod) or null. Grid: ceil(p.N / p.fftLines) blocks of kFftRadix2Threads.
+// per line (biasDiv / biasMod) or null. Block `block` of ceil(p.N / p.fftLines), kFftRadix2Threads
+// threads, smem: fftRadix2SmemBytes (16-byte aligned). The kernel below runs it on its grid;
+// skip_r2c_colaunch.cuh runs the R2C beside the skip GEMM's blocks.
 template <PassKind KIND, typename T>
-__global__ void __launch_bounds__(kFftRadix2Threads) fftRadix2PassKernel(DftPass p, const void* __restrict__ src,
-                                                             void* __restrict__ dst, const T* __restrict__ bias) {
+__device__ __forceinline__ void fftRadix2PassBlock(const DftPass& p, const void* __restrict__ src, void* __restrict__ dst,
+                                                   const T* __restrict__ bias, int block, float* __restrict__ smem) {
     static_assert(KIND == PassKind::kR2C || KIND == PassKind::kC2R, "FFT passes are the real last-axis passes");
-    extern __shared__ __align__(16) float fftSmem[];
     const int S = p.S, logS = 31 - __clz(S), N2 = S >> 1, logN2 = logS - 1;
     const int L = p.fftLines;
     // L lines of N2 complex values (value i at buf[fftSwz(i)]) = L lines of S reals (real e of the
     // block at fbuf[2 * fftSwz(e / 2) + e % 2]), then N2 / 2 - 1 twiddles
-    float* fbuf = fftSmem;
-    float2* buf = reinterpret_cast<float2*>(fftSmem);
+    float* fbuf = smem;
+    float2* buf = reinterpret_cast<float2*>(smem);
     float2* tw = buf + static_cast<size_t>(L) * N2;
     const int tid = threadIdx.x;
-    const int line0 = static_cast<int>(blockIdx.x) * L;
+    const int line0 = block * L;
 
     fftFillTable(tw, N2);   // before the wait: overlaps the previous kernel's tail (pdl.cuh)
     gridDependencyWait();
@@ -256,14 +257,25 @@ __global__ void __launch_bounds__(kFftRadix2Threads) fftRadix2PassKernel(DftPass
     }
 }
 
+// Grid: ceil(p.N / p.fftLines) blocks of kFftRadix2Threads (fftRadix2PassBlock).
+template <PassKind KIND, typename T>
+__global__ void __launch_bounds__(kFftRadix2Threads) fftRadix2PassKernel(DftPass p, const void* __restrict__ src,
+                                                                         void* __restrict__ dst, const T* __restrict__ bias) {
+    extern __shared__ __align__(16) float fftSmem[];
+    fftRadix2PassBlock<KIND, T>(p, src, dst, bias, static_cast<int>(blockIdx.x), fftSmem);
+}
+
 
 // Launch of one radix-2 FFT pass: ceil(N / fftLines) blocks (fftLines a power of two), fftRadix2SmemBytes
 // of dynamic shared memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
+inline bool fftRadix2PassFits(const DftPass& p) {
+    return p.fftLines >= 1 && (p.fftLines & (p.fftLines - 1)) == 0 && p.S >= 8 && (p.S & (p.S - 1)) == 0 &&
+           static_cast<int64_t>(p.fftLines) * p.S <= 8192 && fftRadix2SmemBytes(p.S, p.fftLines) <= 48 * 1024;
+}
+
 template <PassKind KIND, typename T>
 cudaError_t launchFftRadix2Pass(const DftPass& p, const void* src, void* dst, const T* bias, cudaStream_t stream) {
-    if (p.fftLines < 1 || (p.fftLines & (p.fftLines - 1)) != 0 || p.S < 8 || (p.S & (p.S - 1)) != 0 ||
-        static_cast<int64_t>(p.fftLines) * p.S > 8192 || fftRadix2SmemBytes(p.S, p.fftLines) > 48 * 1024)
-        return cudaErrorInvalidConfiguration;
+    if (!fftRadix2PassFits(p)) return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
     return launchKernel(fftRadix2PassKernel<KIND, T>, grid, dim3(kFftRadix2Threads), fftRadix2SmemBytes(p.S, p.fftLines), stream,
                         p, src, dst, bias);

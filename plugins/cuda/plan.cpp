@@ -24,6 +24,7 @@ std::atomic<int> gMixRingOverride{-1};
 std::atomic<int> gMixFlatOverride{-1};
 std::atomic<int> gPassTcOverride{-1};
 std::atomic<int> gSkipTcOverride{-1};
+std::atomic<int> gSkipCoLaunchOverride{-1};
 
 void planFlatMixing(Geometry& g) {
     // Small weight tensors (1D layers, Darcy-size 2D layers, small problems): lanes over o * Kall + m
@@ -212,6 +213,15 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     plan.supported = algo == Algorithm::kFusedPlane ? plan.fusedSupported : plan.sep.supported;
     plan.whyNot = plan.supported ? "" : plan.sep.whyNot;
     if (algo == Algorithm::kSeparable) plan.g.split = 1;  // separable partials are summed before mixing
+    // A fused layer's skip GEMM reads only x, as does the first forward pass: where that pass is a
+    // radix-2 R2C (small 1D layers, e.g. Burgers), both run as one grid (skip_r2c_colaunch.cuh), two
+    // latency-bound kernels side by side instead of one after the other.
+    const SeparablePlan& sp = plan.sep;
+    const bool coLaunchable = algo == Algorithm::kSeparable && plan.supported && plan.skipTc && sp.skipPoints > 0 &&
+                              sp.nFwd > 0 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX &&
+                              sp.fwd[0].pass.fft && sp.fwd[0].pass.fftRadices == 0 && !sp.fwd[0].pass.fftLongCols;
+    const int coForced = gSkipCoLaunchOverride.load(std::memory_order_relaxed);
+    plan.skipCoLaunch = coLaunchable && (coForced >= 0 ? coForced == 1 : kSkipCoLaunchDefault);
     return plan;
 }
 
@@ -248,6 +258,7 @@ void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode
 void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setPassTcOverride(int mode) { gPassTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setSkipTcOverride(int mode) { gSkipTcOverride.store(mode < 0 ? -1 : (mode >= 1 && mode <= 3 ? mode : 0)); }
+void setSkipCoLaunchOverride(int mode) { gSkipCoLaunchOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 int skipTcTileOverride() {
     const int mode = gSkipTcOverride.load(std::memory_order_relaxed);
     return mode == 2 ? 32 : mode == 3 ? 128 : 0;

@@ -89,6 +89,9 @@ void setPassTcOverride(int mode);
 // (skip_gemm_tc.cuh).
 void setSkipTcOverride(int mode);
 int skipTcTileOverride();  // 0 (the launcher's choice), 32 or 128: from setSkipTcOverride(2 / 3)
+// Likewise for launching the skip GEMM and the first forward pass as one grid (skip_r2c_colaunch.cuh):
+// -1 the planner's choice, 0 two launches, 1 one launch where the shape allows it.
+void setSkipCoLaunchOverride(int mode);
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;
@@ -100,6 +103,7 @@ struct Plan {
     size_t workspaceBytes = 0;
     size_t fwdSmem = 0, invSmem = 0, mixSmem = 0; // dynamic shared memory per block
     bool skipTc = true;            // the skip GEMM on tensor cores (3xTF32), else fp32 FMA (skip_gemm.cuh)
+    bool skipCoLaunch = false;     // the skip GEMM and the radix-2 R2C share one launch (skip_r2c_colaunch.cuh)
     bool supported = false;        // the chosen algorithm can run this shape
     const char* whyNot = "";
 };
@@ -116,6 +120,8 @@ constexpr int64_t kFftSeparableMaxModes = 16;
 constexpr int64_t kFftFusedBandLength = 64;
 constexpr int64_t kFftFusedRowsAbove = 8192;
 constexpr int64_t kFftFusedRowsBelow = 32768;
+// Whether the planner co-launches a fused layer's skip GEMM with a radix-2 R2C (Plan::skipCoLaunch).
+constexpr bool kSkipCoLaunchDefault = true;
 
 // The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);

@@ -10,6 +10,7 @@
 #include "mixing.cuh"
 #include "plan.h"
 #include "skip_gemm.cuh"
+#include "skip_r2c_colaunch.cuh"
 #include "smem_limit.h"
 
 namespace turbofno {
@@ -86,11 +87,20 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
         return cudaErrorInvalidValue;
     };
     cudaError_t err;
-    // the fused layer's skip first: the C2R epilogue adds the spectral part to it in place
-    if (sp.skipPoints > 0 && (err = launchSkipGemm<T>(x, skipWeight, y, plan.g.N, plan.g.Cin, plan.g.Cout, sp.skipPoints,
-                                                      plan.skipTc, stream)) != cudaSuccess)
+    // the fused layer's skip first: the C2R epilogue adds the spectral part to it in place; beside the
+    // first forward pass where the planner co-launches them (skip_r2c_colaunch.cuh)
+    int firstFwd = 0;
+    if (plan.skipCoLaunch) {
+        if ((err = launchSkipAndR2c<T>(sp.fwd[0].pass, static_cast<const T*>(x), static_cast<float2*>(buffer(sp.fwd[0].dst)),
+                                       static_cast<const T*>(skipWeight), static_cast<T*>(y), plan.g.N, plan.g.Cin, plan.g.Cout,
+                                       sp.skipPoints, stream)) != cudaSuccess)
+            return err;
+        firstFwd = 1;
+    } else if (sp.skipPoints > 0 && (err = launchSkipGemm<T>(x, skipWeight, y, plan.g.N, plan.g.Cin, plan.g.Cout, sp.skipPoints,
+                                                             plan.skipTc, stream)) != cudaSuccess) {
         return err;
-    for (int i = 0; i < sp.nFwd; ++i)
+    }
+    for (int i = firstFwd; i < sp.nFwd; ++i)
         if ((err = run(sp.fwd[i])) != cudaSuccess) return err;
 
     if ((err = launchSumPartials(static_cast<float2*>(buffer(Buffer::kSpecIn)), sp.fwd[sp.nFwd - 1].pass.cSplitStride, sp.split,

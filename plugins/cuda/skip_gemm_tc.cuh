@@ -60,23 +60,24 @@ struct alignas(4 * sizeof(T)) Quad {
 
 }  // namespace skiptc
 
-// grid (ceil(P / NP), ceil(Cout / 64), N), 256 threads. VEC: x and y rows are accessed four elements
-// at a time (P % 4 == 0, aligned bases). P = prod(S) < 2^31 (validated tensors); channel offsets are 64-bit.
+// One block's tile: points blockP * NP.., output channels blockO * 64.., batch item n, 256 threads;
+// smem: Tile<NP>::kSmemFloats floats, 16-byte aligned. VEC: x and y rows are accessed four elements at a
+// time (P % 4 == 0, aligned bases). P = prod(S) < 2^31 (validated tensors); channel offsets are 64-bit.
+// The kernel below runs it on its grid; skip_r2c_colaunch.cuh runs it beside another pass's blocks.
 template <typename T, bool VEC, int NP>
-__global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const T* __restrict__ x, const T* __restrict__ w,
-                                                                       T* __restrict__ y, int Cin, int Cout, int P) {
+__device__ __forceinline__ void skipGemmTcBlock(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, int Cin,
+                                                int Cout, int P, int blockP, int blockO, int n, float* __restrict__ smem) {
     using namespace skiptc;
     using L = Tile<NP>;
     constexpr int kN = L::kN, kK = L::kK, kMI = L::kMI, kNI = L::kNI, kWStride = L::kWStride, kXStride = L::kXStride;
     constexpr int kQuadsPerRow = L::kQuadsPerRow, kRowsPerPass = L::kRowsPerPass, kXQuads = L::kXQuads;
     constexpr int kWElems = L::kWElems, kCQuads = L::kCQuads;
-    __shared__ __align__(16) float smem[L::kSmemFloats];
     float* Ws = smem;                   // [kM][kWStride], this step's W[o0.., c0..]
     float* Xs = smem + kM * kWStride;   // [kK][kXStride], this step's x[n, c0.., p0..]
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int g = lane / 4, t = lane % 4;
     const int wo = (warp / L::kWarpsP) * (16 * kMI), wp = (warp % L::kWarpsP) * (8 * kNI);  // the warp's tile
-    const int p0 = blockIdx.x * kN, o0 = blockIdx.y * kM, n = blockIdx.z;
+    const int p0 = blockP * kN, o0 = blockO * kM;
     const T* xn = x + static_cast<size_t>(n) * Cin * P;
     // x and C tiles: this thread's element (q, j), j < 4, q < kXQuads (x) or kCQuads (C). VEC: row
     // qRow + kRowsPerPass q, points qCol + j (one vector access); else row qRow + kRowsPerPass q +
@@ -200,6 +201,14 @@ __global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const 
     }
 }
 
+// grid (ceil(P / NP), ceil(Cout / 64), N), 256 threads (skipGemmTcBlock).
+template <typename T, bool VEC, int NP>
+__global__ void __launch_bounds__(skiptc::kTcThreads, 2) skipGemmTcKernel(const T* __restrict__ x, const T* __restrict__ w,
+                                                                       T* __restrict__ y, int Cin, int Cout, int P) {
+    __shared__ __align__(16) float smem[skiptc::Tile<NP>::kSmemFloats];
+    skipGemmTcBlock<T, VEC, NP>(x, w, y, Cin, Cout, P, blockIdx.x, blockIdx.y, blockIdx.z, smem);
+}
+
 // The tile: 32 points where 128-point tiles give fewer than two blocks per SM (sm_count.h), else 128.
 // Test hook (plan.h setSkipTcOverride): 2 forces 32, 3 forces 128.
 inline int chooseSkipTcTile(int N, int Cout, int64_t P, int smCount) {
@@ -208,19 +217,34 @@ inline int chooseSkipTcTile(int N, int Cout, int64_t P, int smCount) {
     return underTwoBlocksPerSm(static_cast<int64_t>(N) * ((P + 127) / 128) * ((Cout + skiptc::kM - 1) / skiptc::kM), smCount) ? 32 : 128;
 }
 
+// The launch geometry of one skip GEMM: the tile, vector access, and the grid (ceil(P / np), ceil(Cout / 64), N).
+struct SkipTcConfig {
+    int np = 128;
+    bool vec = false;
+    dim3 grid;
+};
+
 template <typename T>
-cudaError_t launchSkipGemmTc(const T* x, const T* w, T* y, int N, int Cin, int Cout, int64_t P, cudaStream_t stream) {
+cudaError_t skipTcConfig(const T* x, const T* y, int N, int Cout, int64_t P, SkipTcConfig* cfg) {
     using namespace skiptc;
     if (N > 65535 || (Cout + kM - 1) / kM > 65535) return cudaErrorInvalidConfiguration;
     int smCount = 0;
     if (const cudaError_t err = currentSmCount(&smCount); err != cudaSuccess) return err;
-    const int np = chooseSkipTcTile(N, Cout, P, smCount);
+    cfg->np = chooseSkipTcTile(N, Cout, P, smCount);
     constexpr uintptr_t kAlign = 4 * sizeof(T);
-    const bool vec = P % 4 == 0 && reinterpret_cast<uintptr_t>(x) % kAlign == 0 && reinterpret_cast<uintptr_t>(y) % kAlign == 0;
-    const dim3 grid(static_cast<unsigned>((P + np - 1) / np), static_cast<unsigned>((Cout + kM - 1) / kM), static_cast<unsigned>(N));
-    auto kernel = np == 32 ? (vec ? skipGemmTcKernel<T, true, 32> : skipGemmTcKernel<T, false, 32>)
-                           : (vec ? skipGemmTcKernel<T, true, 128> : skipGemmTcKernel<T, false, 128>);
-    return launchKernel(kernel, grid, dim3(kTcThreads), 0, stream, x, w, y, Cin, Cout, static_cast<int>(P));
+    cfg->vec = P % 4 == 0 && reinterpret_cast<uintptr_t>(x) % kAlign == 0 && reinterpret_cast<uintptr_t>(y) % kAlign == 0;
+    cfg->grid = dim3(static_cast<unsigned>((P + cfg->np - 1) / cfg->np), static_cast<unsigned>((Cout + kM - 1) / kM),
+                     static_cast<unsigned>(N));
+    return cudaSuccess;
+}
+
+template <typename T>
+cudaError_t launchSkipGemmTc(const T* x, const T* w, T* y, int N, int Cin, int Cout, int64_t P, cudaStream_t stream) {
+    SkipTcConfig c;
+    if (const cudaError_t err = skipTcConfig(x, y, N, Cout, P, &c); err != cudaSuccess) return err;
+    auto kernel = c.np == 32 ? (c.vec ? skipGemmTcKernel<T, true, 32> : skipGemmTcKernel<T, false, 32>)
+                             : (c.vec ? skipGemmTcKernel<T, true, 128> : skipGemmTcKernel<T, false, 128>);
+    return launchKernel(kernel, c.grid, dim3(skiptc::kTcThreads), 0, stream, x, w, y, Cin, Cout, static_cast<int>(P));
 }
 
 }  // namespace cuda

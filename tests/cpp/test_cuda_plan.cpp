@@ -202,6 +202,35 @@ void testFusedLayer() {
     cuda::setSkipTcOverride(1);
     expect(cuda::makePlan(s, &a).skipTc, "skip GEMM override 1: tensor cores");
     cuda::setSkipTcOverride(-1);
+
+    // 1D layers whose R2C runs on the radix-2 kernel launch it and the skip GEMM as one grid
+    // (skip_r2c_colaunch.cuh); nothing else does
+    expect(!p.skipCoLaunch, "fused plane: no co-launch");
+    core::SpectralConvShape b = makeShape({256}, {17}, 32, 64, 64);  // the Burgers model's layer
+    b.hasSkip = true;
+    core::SpectralConvAttrs ab = makeAttrs({17}, {0});
+    ab.activation = core::Activation::kGeluErf;
+    const cuda::Plan pb = cuda::makePlan(b, &ab);
+    expect(pb.supported && pb.algo == cuda::Algorithm::kSeparable && pb.sep.fwd[0].kind == PassKind::kR2C && pb.sep.fwd[0].pass.fft &&
+               pb.sep.fwd[0].pass.fftRadices == 0,
+           "Burgers layer: radix-2 R2C first");
+    expect(pb.skipCoLaunch == cuda::kSkipCoLaunchDefault, "Burgers layer with a skip: co-launch as the default says");
+    core::SpectralConvShape bPlain = makeShape({256}, {17}, 32, 64, 64);
+    cuda::setSkipCoLaunchOverride(1);
+    expect(cuda::makePlan(b, &ab).skipCoLaunch, "co-launch override 1: on");
+    expect(!cuda::makePlan(bPlain, &ab).skipCoLaunch, "no skip weight: nothing to co-launch");
+    core::SpectralConvShape odd = makeShape({250}, {17}, 32, 64, 64);  // mixed-radix rows: not the radix-2 kernel
+    odd.hasSkip = true;
+    expect(!cuda::makePlan(odd, &ab).skipCoLaunch, "250-point rows: no co-launch");
+    core::SpectralConvShape lng = makeShape({8192}, {64}, 4, 64, 64);  // four-step long axis
+    lng.hasSkip = true;
+    expect(!cuda::makePlan(lng, &ab).skipCoLaunch, "long 1D axis: no co-launch");
+    cuda::setSkipTcOverride(0);
+    expect(!cuda::makePlan(b, &ab).skipCoLaunch, "FMA skip GEMM: no co-launch");
+    cuda::setSkipTcOverride(-1);
+    cuda::setSkipCoLaunchOverride(0);
+    expect(!cuda::makePlan(b, &ab).skipCoLaunch, "co-launch override 0: off");
+    cuda::setSkipCoLaunchOverride(-1);
 }
 
 // FFT passes (fft_pass.cuh): R2C for S_d in [8, 8192] with S_d / 2 = 2^a 3^b 5^c, with kd <= S_d/2 + 1 (and fftRowsPay),

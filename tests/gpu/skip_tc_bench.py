@@ -6,7 +6,9 @@ tiles forced) and with the fp32 FMA kernel (skip_gemm.cuh), GPU machine:
 For each shape: the whole fused layer (skip weight, bias, GELU) as a CUDA graph of 10 back-to-back
 calls (ms per call, median), the skip kernel alone (torch.profiler, mean over the timed calls), and
 cuDNN's fp32 1x1 convolution (TF32 off) of the same x and skip weight, which the unfused ORT chain
-runs. Output NaN-poisoned and checked finite first.
+runs; and the whole layer with the skip GEMM and a radix-2 R2C as two launches and as one grid
+(skip_r2c_colaunch.cuh; the 1D shapes, elsewhere both columns time the same launches). Output
+NaN-poisoned and checked finite first.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ torch.backends.cudnn.allow_tf32 = False
 torch.backends.cuda.matmul.allow_tf32 = False
 # (batch, channels, spatial, modes): the two large 2D benchmark shapes, then the bundled models' layers
 # (burgers b32 / b1, darcy b32 / b1), where the 32-point tile runs
-SHAPES = [(8, 64, (128, 128), 32), (4, 64, (256, 256), 64), (32, 64, (256,), 16), (1, 64, (256,), 16),
+SHAPES = [(8, 64, (128, 128), 32), (4, 64, (256, 256), 64), (32, 64, (256,), 17), (1, 64, (256,), 17),
           (32, 32, (64, 64), 12), (1, 32, (64, 64), 12)]
 GELU = 1
 
@@ -73,6 +75,14 @@ def main() -> int:
             finite = bool(torch.isfinite(y).all())
             ok &= finite
             res[tc] = (graph_bench(call, 10, args.iters, 10), skip_kernel_ms(call, args.iters), y.clone(), finite)
+        colaunch = {}
+        for co in (0, 1):  # the skip GEMM and a radix-2 R2C as two launches / one grid (skip_r2c_colaunch.cuh; 1D layers)
+            set_tuning(skip_colaunch=co)
+            y.fill_(float("nan"))
+            call()
+            torch.cuda.synchronize()
+            ok &= bool(torch.isfinite(y).all())
+            colaunch[co] = (graph_bench(call, 10, args.iters, 10), float((y - res[0][2]).norm() / res[0][2].norm()))
         set_tuning()
         conv = bench(lambda: torch.nn.functional.conv2d(x, s[:, :, None, None]), args.iters, 10) if d == 2 else float("nan")
         diff = max(float((res[tc][2] - res[0][2]).norm() / res[0][2].norm()) for tc in (2, 3))
@@ -80,7 +90,8 @@ def main() -> int:
         auto = "tc32" if res[2][0] <= res[3][0] else "tc128"
         print(f"{name:24s} layer ms: fma {res[0][0]:.4f} tc32 {res[2][0]:.4f} tc128 {res[3][0]:.4f} | "
               f"skip kernel ms: fma {res[0][1]:.4f} tc32 {res[2][1]:.4f} tc128 {res[3][1]:.4f} (faster tile: {auto}) | "
-              f"cuDNN fp32 1x1 conv ms {conv:.4f} | rel-L2 tc vs fma {diff:.1e} finite {res[0][3]} {res[2][3]} {res[3][3]}", flush=True)
+              f"cuDNN fp32 1x1 conv ms {conv:.4f} | rel-L2 tc vs fma {diff:.1e} finite {res[0][3]} {res[2][3]} {res[3][3]} | "
+              f"co-launch layer ms: off {colaunch[0][0]:.4f} on {colaunch[1][0]:.4f} (rel-L2 vs fma {colaunch[1][1]:.1e})", flush=True)
     return 0 if ok else 1
 
 

@@ -34,6 +34,7 @@ def lib():
         _lib.tfno_set_fft_long.argtypes = [ctypes.c_int]
         _lib.tfno_set_pass_tc.argtypes = [ctypes.c_int]
         _lib.tfno_set_skip_tc.argtypes = [ctypes.c_int]
+        _lib.tfno_set_skip_colaunch.argtypes = [ctypes.c_int]
     return _lib
 
 
@@ -52,7 +53,7 @@ def set_path(path: str) -> None:
 
 
 def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: int = -1, split_steps: int = -1,
-               fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1) -> None:
+               fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1, skip_colaunch: int = -1) -> None:
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
     skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
     mix_flat: the flat mixing kernel (mixing_flat.cuh) or, off, the tiled one (mixing.cuh).
@@ -60,7 +61,9 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     fft_pass: the separable algorithm's FFT passes (fft_pass.cuh: last-axis R2C / C2R, leading-axis column
     FFTs) or, off, the DFT-as-GEMM passes (dft_pass.cuh).
     fft_direct: the row FFTs' first / last stage straight from x / to y, or (0) staged through shared memory.
-    fft_long: the four-step FFT of 1D layers' long axes (fft_pass_long.cuh) whenever possible (1) or never (0)."""
+    fft_long: the four-step FFT of 1D layers' long axes (fft_pass_long.cuh) whenever possible (1) or never (0).
+    skip_colaunch: the fused layer's skip GEMM and a radix-2 R2C as one grid (skip_r2c_colaunch.cuh) where
+    possible (1) or as two launches (0)."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
     lib().tfno_set_mix_flat(mix_flat)
@@ -69,6 +72,7 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     lib().tfno_set_fft_direct(fft_direct)
     lib().tfno_set_fft_long(fft_long)
     lib().tfno_set_skip_tc(skip_tc)
+    lib().tfno_set_skip_colaunch(skip_colaunch)
 
 
 def _i64(vals):

@@ -22,6 +22,7 @@ void setFftDirectOverride(int mode);  // plugins/cuda/plan_separable.h
 void setFftLongOverride(int mode);    // plugins/cuda/plan_separable.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
+void setSkipCoLaunchOverride(int mode);  // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
 }  // namespace cuda
 }  // namespace turbofno
@@ -104,6 +105,8 @@ void tfno_set_fft_direct(int mode) { cuda::setFftDirectOverride(mode); }
 void tfno_set_fft_long(int mode) { cuda::setFftLongOverride(mode); }
 void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
 void tfno_set_skip_tc(int mode) { cuda::setSkipTcOverride(mode); }
+// the skip GEMM and a radix-2 R2C as one grid (skip_r2c_colaunch.cuh): -1 the planner's, 0 never, 1 where possible
+void tfno_set_skip_colaunch(int mode) { cuda::setSkipCoLaunchOverride(mode); }
 
 void tfno_destroy(void* handle) { delete static_cast<core::SpectralConvParams*>(handle); }
 

@@ -8,10 +8,12 @@ a CUDA-graph capture of the launch must replay to the same result on new data.
 Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
 kernels (fused) and the separable passes (separable).
 With --skip-gemm 1,2,3,0, only the fused layer's 1x1 skip GEMM instead: tensor cores forced on (1: the
-launcher's tile; 2 / 3: the 32- / 128-point tile forced) and off (0) (tfno.set_tuning skip_tc), odd channel counts and point counts, once with the spectral weight zero
+launcher's tile; 2 / 3: the 32- / 128-point tile forced) and off (0) (tfno.set_tuning skip_tc), each with
+--skip-colaunch's modes (the skip GEMM and a radix-2 R2C in one grid: 1 on, 0 off, -1 the planner's),
+odd channel counts and point counts, once with the spectral weight zero
 (y = skip x exactly: the GEMM's own error) and once as a whole layer (bias, GELU).
 Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable]
-[--skip-gemm 1,2,3,0] (exit code 1 on any failure)
+[--skip-gemm 1,2,3,0 [--skip-colaunch 1,0]] (exit code 1 on any failure)
 """
 from __future__ import annotations
 
@@ -131,6 +133,11 @@ SKIP_SHAPES = [
     ((24, 20), [5, 6], [4, 0], 2, 64, 96),            # P 480 (vector loads)
     ((6, 10, 12), [2, 3, 4], [1, 2, 0], 2, 96, 17),   # P 720 (vector loads), 3D
     ((256,), [16], [0], 2, 33, 3),                    # P 256 (vector loads)
+    # 1D power-of-two rows: the R2C runs on the radix-2 kernel, co-launched with the skip GEMM
+    ((64,), [9], [0], 5, 70, 67),                     # P 64, two output tiles
+    ((512,), [33], [0], 3, 64, 64),                   # P 512
+    ((128,), [65], [0], 1, 7, 130),                   # Nyquist kept, three output tiles
+    ((256,), [17], [0], 32, 64, 64),                  # the Burgers model's layer
 ]
 
 
@@ -187,32 +194,33 @@ def graph_check(rng):
     return float(np.linalg.norm(np.nan_to_num(yd, nan=1e30) - ref) / np.linalg.norm(ref)), bool(np.isfinite(yd).all())
 
 
-def skip_gemm_check(rng, modes: list[int], quick: bool) -> tuple[list, int]:
+def skip_gemm_check(rng, modes: list[int], quick: bool, colaunch: list[int]) -> tuple[list, int]:
     """The fused layer's skip GEMM with tensor cores forced on (mode 1; 2 / 3 with the 32- / 128-point
-    tile) or off (0): SKIP_SHAPES x
+    tile) or off (0), each with the co-launch beside a radix-2 R2C (skip_r2c_colaunch.cuh) forced on / off
+    / left to the planner (colaunch: 1 / 0 / -1): SKIP_SHAPES x
     dtypes x (spectral weight zero, no bias, identity | whole layer with bias and GELU)."""
     rows, fails = [], 0
     dtypes = [torch.float32, torch.float16, torch.bfloat16]
     shapes = SKIP_SHAPES[::3] if quick else SKIP_SHAPES
     kinds = [("skip only", dict(zero_weight=True, bias=False, activation=0)), ("layer", dict(bias=True, activation=1))]
     worst = {}
-    for tc in modes:
-        set_tuning(skip_tc=tc)
+    for tc, co in [(tc, co) for tc in modes for co in colaunch]:
+        set_tuning(skip_tc=tc, skip_colaunch=co)
         for (spatial, low, high, batch, cin, cout) in shapes:
             for dt in dtypes:
                 for kind, kw in kinds:
                     err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, skip=True, **kw)
                     ok = finite and err <= TOL[dt]
                     fails += not ok
-                    key = (tc, str(dt)[6:], kind)
+                    key = (tc, co, str(dt)[6:], kind)
                     worst[key] = max(worst.get(key, 0.0), err)
-                    name = (f"[skip_tc={tc}] {'x'.join(map(str, spatial))} N{batch} C{cin}->{cout} P{int(np.prod(spatial))} "
+                    name = (f"[skip_tc={tc} colaunch={co}] {'x'.join(map(str, spatial))} N{batch} C{cin}->{cout} P{int(np.prod(spatial))} "
                             f"{str(dt)[6:]} {kind}")
-                    rows.append(dict(case=name, path=f"skip_tc={tc}", rel_l2=err, finite=finite, ok=ok))
+                    rows.append(dict(case=name, path=f"skip_tc={tc} colaunch={co}", rel_l2=err, finite=finite, ok=ok))
                     print(f"{'ok  ' if ok else 'FAIL'} {name:70s} rel_l2={err:.2e} all_written={finite}", flush=True)
     set_tuning()
-    for (tc, dt, kind), err in sorted(worst.items()):
-        print(f"max rel_l2 skip_tc={tc} {dt:8s} {kind:9s} {err:.2e}", flush=True)
+    for (tc, co, dt, kind), err in sorted(worst.items()):
+        print(f"max rel_l2 skip_tc={tc} colaunch={co:2d} {dt:8s} {kind:9s} {err:.2e}", flush=True)
     return rows, fails
 
 
@@ -226,12 +234,15 @@ def main() -> int:
                     help="separable last-axis passes per run of the plan: -1 the planner's, 1 FFT (fft_pass.cuh, where possible), "
                          "0 DFT GEMM, e.g. 1,0 (every path and mixing mode each)")
     ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1; 2 / 3: 32- / 128-point tile) / off (0), e.g. 1,2,3,0")
+    ap.add_argument("--skip-colaunch", default="-1", metavar="MODES",
+                    help="with --skip-gemm: the skip GEMM beside a radix-2 R2C in one grid forced on (1) / off (0) / the planner's (-1), e.g. 1,0")
     args = ap.parse_args()
     seed = int(time.time_ns() % (2**32))
     rng = np.random.default_rng(seed)
     print(f"device {torch.cuda.get_device_name()}  seed {seed}", flush=True)
     if args.skip_gemm:
-        rows, fails = skip_gemm_check(rng, [int(m) for m in args.skip_gemm.split(",")], args.quick)
+        rows, fails = skip_gemm_check(rng, [int(m) for m in args.skip_gemm.split(",")], args.quick,
+                                      [int(m) for m in args.skip_colaunch.split(",")])
         print(f"{len(rows) - fails}/{len(rows)} passed", flush=True)
         return 1 if fails else 0
     rows, fails = [], 0
