@@ -9,6 +9,8 @@
 #   STEP=models  bench/model_bench.py (+ the kernel-level model profile)
 #   STEP=pdl     the TURBOFNO_PDL_TRIGGER_AT_START experiment: model bench (MODELS, default burgers darcy)
 #                on the default build and on build-gpu-early
+#   STEP=skip    tests/gpu/skip_tc_check.sh (skip GEMM tiles and the skip / R2C co-launch: accuracy, timing,
+#                memcheck, racecheck)
 #   STEP=layers  bench/gpu_bench.py and the fused-layer benchmark
 #   STEP=demo    turbofno demo --device cuda
 set -uo pipefail
@@ -52,6 +54,9 @@ case "${STEP:-kernel}" in
         --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
       echo "== $v"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
     done ;;
+  skip)
+    PYTHONPATH=$PWD/python:$PWD/tests/gpu:$PYTHONPATH timeout 560 bash tests/gpu/skip_tc_check.sh > "$OUT/skip_tc_check.log" 2>&1 || rc=$?
+    grep -E "^=== |max rel_l2|layer ms|passed|FAILED|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/skip_tc_check.log" | tail -60 ;;
   layers)
     python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
     tail -12 "$OUT/gpu_bench.log"
