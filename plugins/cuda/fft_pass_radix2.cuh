@@ -18,7 +18,8 @@
 //  R2C: natural-order input, decimation in frequency (bit-reversed output); the kept bins are unpacked
 //       from Z[k] and Z[N2 - k] as in fft_pass.cuh.
 //  C2R: the kept bins are packed into bit-reversed order as in fft_pass.cuh, an unnormalized inverse FFT
-//       by decimation in time (natural-order output), then act(scale * v + bias [+ y]).
+//       by decimation in time (natural-order output), then act(scale * v + bias [+ y]); the first 4
+//       values per thread have their bias and y loaded before the pack.
 // Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB). Deterministic; no host synchronisation.
 #pragma once
 
@@ -209,6 +210,24 @@ __device__ __forceinline__ void fftRadix2PassBlock(const DftPass& p, const void*
             out[g * p.c.innerStride + k * p.c.rowStride] = fftAdd(ev, cmul(w, od));
         }
     } else {
+        T* out = static_cast<T*>(dst);
+        // The epilogue's first kPre values per thread: their bias and (fused layer) the skip GEMM's y,
+        // loaded here so that the loads' latency overlaps the pack and the FFT instead of trailing
+        // them (Burgers' blocks hold 4 values per thread, a batch-1 block 1)
+        constexpr int kPre = 4;
+        float preBias[kPre], preY[kPre];
+#pragma unroll
+        for (int j = 0; j < kPre; ++j) {
+            const int e = tid + j * kFftRadix2Threads;
+            const int l = e >> logS, t = e & (S - 1), g = line0 + l;
+            preBias[j] = 0.f;
+            preY[j] = 0.f;
+            if (e < L * S && g < p.N) {
+                if (bias)
+                    preBias[j] = toFloat(bias[(static_cast<unsigned>(g) / static_cast<unsigned>(p.biasDiv)) % static_cast<unsigned>(p.biasMod)]);
+                if (p.addY) preY[j] = toFloat(out[g * p.c.innerStride + t * p.c.rowStride]);
+            }
+        }
         const float2* zin = static_cast<const float2*>(src);
         const int K = p.K;               // bins read per line (min(kd, S/2 + 1))
         const int half = N2 / 2 + 1;     // units k = 0..N2/2, each packing Z'[k] and Z'[N2 - k]
@@ -240,10 +259,19 @@ __device__ __forceinline__ void fftRadix2PassBlock(const DftPass& p, const void*
         allowDependentLaunch();
         __syncthreads();
         fftInverseDit(buf, tw, logN2, L);
-        // y[t] = act(scale * v + bias [+ y]), coalesced along t
-        T* out = static_cast<T*>(dst);
+        // y[t] = act(scale * v + bias [+ y]), coalesced along t: the prefetched values, then the rest
+#pragma unroll
+        for (int j = 0; j < kPre; ++j) {
+            const int e = tid + j * kFftRadix2Threads;
+            const int l = e >> logS, t = e & (S - 1), g = line0 + l;
+            if (e < L * S && g < p.N) {
+                float v = fmaf(fbuf[2 * fftSwz(e >> 1) + (e & 1)], p.scale, preBias[j]);
+                if (p.addY) v += preY[j];
+                out[g * p.c.innerStride + t * p.c.rowStride] = fromFloat<T>(applyActivation(v, p.activation));
+            }
+        }
 #pragma unroll 4
-        for (int e = tid; e < L * S; e += kFftRadix2Threads) {
+        for (int e = tid + kPre * kFftRadix2Threads; e < L * S; e += kFftRadix2Threads) {
             const int l = e >> logS, t = e & (S - 1), g = line0 + l;
             if (g >= p.N) continue;
             float biasV = 0.f;
