@@ -257,6 +257,12 @@ void run1D(int S, bool quick, std::mt19937& rng, bool tiny = false) {
             for (int L : Ls) {
                 runR2C<float>(r2c, L, l, rng);
                 runC2R<float>(c2r, L, kd, L != 1, l, rng);
+                if (radices == 0) {  // the fused layer's epilogue on the radix-2 kernel: skip values in y, GELU
+                    DftPass fused = c2r;
+                    fused.addY = 1;
+                    fused.activation = 1;
+                    runC2R<float>(fused, L, kd, true, l, rng);
+                }
             }
             if (!tiny && kd == 5) {
                 runR2C<float>(r2c, 0, l, rng, 1);
@@ -515,7 +521,7 @@ int main(int argc, char** argv) {
         runLong(16384, 16, 2, 1, false, rng);
     }
     if (tiny) {
-        for (int S : {10, 48, 180}) run1D(S, true, rng, true);
+        for (int S : {10, 48, 180, 256}) run1D(S, true, rng, true);
         run2D(12, rng, true);
         std::printf("fft_host_emu --tiny: %d checks, %d failures, %lld blocks run; worst fp32 rel-L2 %.3e\n", checks, failures,
                     cuda::gEmuBlocks, worstF32);
