@@ -48,12 +48,19 @@ case "${STEP:-kernel}" in
   pdl)  # the TURBOFNO_PDL_TRIGGER_AT_START experiment (pdl.cuh): the model bench on the default build and on one with it
     BUILD_DIR=build-gpu-early CMAKE_EXTRA=-DTURBOFNO_PDL_TRIGGER_AT_START=ON bash tests/gpu/build.sh > "$OUT/build_early.log" 2>&1 ||
       { echo "early build failed"; tail -20 "$OUT/build_early.log"; exit 1; }
-    for v in default early; do
-      lib=build-gpu; [ "$v" = early ] && lib=build-gpu-early
-      TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models ${MODELS:-burgers darcy} \
+    for v in default early; do  # MODELS_DEFAULT (default: every model) / MODELS (default: burgers darcy)
+      lib=build-gpu models=${MODELS:-burgers darcy}
+      if [ "$v" = early ]; then lib=build-gpu-early; fi
+      if [ "$v" = default ] && [ -n "${MODELS_DEFAULT:-}" ]; then models=$MODELS_DEFAULT; fi
+      TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models $models \
         --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
       echo "== $v"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
-    done ;;
+    done
+    [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 burgers 1 darcy 32 > "$OUT/kernel_profile.log" 2>&1
+    grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null
+    # at most 8 files come back: the early build's report and the build logs go into one tarball
+    tar -czf "$OUT/pdl_extra.tgz" -C "$OUT" model-bench-early build_early.log "build_${STEP}.log" &&
+      rm -rf "$OUT/model-bench-early" "$OUT/build_early.log" "$OUT/build_${STEP}.log" ;;
   skip)
     PYTHONPATH=$PWD/python:$PWD/tests/gpu:$PYTHONPATH timeout 560 bash tests/gpu/skip_tc_check.sh > "$OUT/skip_tc_check.log" 2>&1 || rc=$?
     grep -E "^=== |max rel_l2|layer ms|passed|FAILED|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/skip_tc_check.log" | tail -60 ;;
