@@ -22,6 +22,7 @@ size_t align256(size_t v) { return (v + 255) / 256 * 256; }
 std::atomic<int> gAlgoOverride{-1};
 std::atomic<int> gMixRingOverride{-1};
 std::atomic<int> gMixFlatOverride{-1};
+std::atomic<int> gMixFlatBatchOverride{0}, gMixFlatWarpsOverride{0};
 std::atomic<int> gPassTcOverride{-1};
 std::atomic<int> gSkipTcOverride{-1};
 std::atomic<int> gSkipCoLaunchOverride{-1};
@@ -45,6 +46,8 @@ void planFlatMixing(Geometry& g) {
     int nb = std::min(g.N, kMixMaxFlatBatch), omWarps = 8;
     while (nb > 1 && blocks(omWarps, nb) < kTargetBlocks) nb = static_cast<int>(ceilDiv(nb, 2));
     while (omWarps > 1 && blocks(omWarps, nb) < kTargetBlocks) omWarps /= 2;
+    if (const int fb = gMixFlatBatchOverride.load(std::memory_order_relaxed); fb > 0) nb = std::min(fb, kMixMaxFlatBatch);
+    if (const int fw = gMixFlatWarpsOverride.load(std::memory_order_relaxed); fw > 0) omWarps = fw;
     g.mixFlatOmWarps = omWarps;
     g.mixBatch = nb;
 }
@@ -256,6 +259,10 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setMixFlatGeometryOverride(int batch, int omWarps) {
+    gMixFlatBatchOverride.store(batch == 1 || batch == 2 || batch == 4 || batch == 8 ? batch : 0);
+    gMixFlatWarpsOverride.store(omWarps == 1 || omWarps == 2 || omWarps == 4 || omWarps == 8 ? omWarps : 0);
+}
 void setPassTcOverride(int mode) { gPassTcOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setSkipTcOverride(int mode) { gSkipTcOverride.store(mode < 0 ? -1 : (mode >= 1 && mode <= 3 ? mode : 0)); }
 void setSkipCoLaunchOverride(int mode) { gSkipCoLaunchOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }

@@ -82,6 +82,8 @@ void setAlgorithmOverride(int mode);
 void setMixRingOverride(int mode);
 // Likewise for the flat mixing kernel (mixing_flat.cuh) of small weight tensors.
 void setMixFlatOverride(int mode);
+// ... and its batch items per thread / warps along o * Kall + m (1, 2, 4 or 8 each; 0: the planner's).
+void setMixFlatGeometryOverride(int batch, int omWarps);
 // Likewise for the separable passes' tensor cores (DftPass::tensorCores).
 void setPassTcOverride(int mode);
 // Likewise for the fused layer's skip GEMM: -1 the planner's choice (tensor cores), 0 the fp32 FMA

@@ -28,6 +28,7 @@ def lib():
         _lib.tfno_set_pdl.argtypes = [ctypes.c_int]
         _lib.tfno_set_mix_ring.argtypes = [ctypes.c_int]
         _lib.tfno_set_mix_flat.argtypes = [ctypes.c_int]
+        _lib.tfno_set_mix_flat_geometry.argtypes = [ctypes.c_int, ctypes.c_int]
         _lib.tfno_set_split_steps.argtypes = [ctypes.c_int]
         _lib.tfno_set_fft_pass.argtypes = [ctypes.c_int]
         _lib.tfno_set_fft_direct.argtypes = [ctypes.c_int]
@@ -53,7 +54,8 @@ def set_path(path: str) -> None:
 
 
 def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: int = -1, split_steps: int = -1,
-               fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1, skip_colaunch: int = -1) -> None:
+               fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1, skip_colaunch: int = -1,
+               mix_flat_geometry: tuple[int, int] = (0, 0)) -> None:
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
     skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
     mix_flat: the flat mixing kernel (mixing_flat.cuh) or, off, the tiled one (mixing.cuh).
@@ -63,10 +65,13 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     fft_direct: the row FFTs' first / last stage straight from x / to y, or (0) staged through shared memory.
     fft_long: the four-step FFT of 1D layers' long axes (fft_pass_long.cuh) whenever possible (1) or never (0).
     skip_colaunch: the fused layer's skip GEMM and a radix-2 R2C as one grid (skip_r2c_colaunch.cuh) where
-    possible (1) or as two launches (0)."""
+    possible (1) or as two launches (0).
+    mix_flat_geometry: the flat mixing kernel's (batch items per thread, warps along o * Kall + m), 1/2/4/8
+    each, 0 the planner's."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
     lib().tfno_set_mix_flat(mix_flat)
+    lib().tfno_set_mix_flat_geometry(*mix_flat_geometry)
     lib().tfno_set_split_steps(split_steps)
     lib().tfno_set_fft_pass(fft_pass)
     lib().tfno_set_fft_direct(fft_direct)

@@ -16,6 +16,7 @@ namespace cuda {
 void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal header, not on this include path)
 void setMixRingOverride(int mode);    // plugins/cuda/plan.h
 void setMixFlatOverride(int mode);    // plugins/cuda/plan.h
+void setMixFlatGeometryOverride(int batch, int omWarps);  // plugins/cuda/plan.h
 void setSplitStepsOverride(int steps);  // plugins/cuda/plan_separable.h
 void setFftPassOverride(int mode);    // plugins/cuda/plan_separable.h
 void setFftDirectOverride(int mode);  // plugins/cuda/plan_separable.h
@@ -96,6 +97,8 @@ void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
 void tfno_set_pdl(int mode) { cuda::setPdlOverride(mode); }
 void tfno_set_mix_ring(int mode) { cuda::setMixRingOverride(mode); }
 void tfno_set_mix_flat(int mode) { cuda::setMixFlatOverride(mode); }
+// the flat mixing kernel's batch items per thread and warps along o * Kall + m (0: the planner's)
+void tfno_set_mix_flat_geometry(int batch, int omWarps) { cuda::setMixFlatGeometryOverride(batch, omWarps); }
 void tfno_set_split_steps(int steps) { cuda::setSplitStepsOverride(steps); }
 // the separable algorithm's FFT R2C / C2R passes (fft_pass.cuh): -1 the planner's (whenever possible), 0 never, 1 whenever possible
 void tfno_set_fft_pass(int mode) { cuda::setFftPassOverride(mode); }

@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|mix_flat_geom|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -14,7 +14,8 @@ passes (fft_pass.cuh: last axes of 8..8192 points that are powers of two or
 plane vs the separable algorithm with FFT passes, and the planner (bench/configs/gpu_model_layers.json
 has the models' layer shapes, gpu_tune_fft_mixed.json mixed-radix ones); `fft_long` = 1D layers with the
 DFT-as-GEMM passes, the row FFTs / DFT passes without the four-step long-axis FFT, the four-step FFT
-(fft_pass_long.cuh) forced, and the planner (bench/configs/gpu_tune_1d_long.json). Writes tune_variants.json / .md into --out.
+(fft_pass_long.cuh) forced, and the planner (bench/configs/gpu_tune_1d_long.json); `mix_flat_geom` = the flat
+mixing kernel at forced (batch items per thread, warps along o * Kall + m) and the planner. Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ SETS = {
     "fft": {"separable dft": ("separable", -1, -1, -1, -1, 0), "separable fft": ("separable", -1, -1, -1, -1, 1),
             "planner": ("auto", -1, -1, -1, -1, -1)},
     # (path, pdl, ring, flat, split steps, fft passes, four-step long axis)
+    # (path, pdl, ring, flat, split steps, fft passes, four-step, (flat mixing batch per thread, warps along om))
+    "mix_flat_geom": {f"flat nb{nb} w{w}": ("auto", -1, -1, 1, -1, -1, -1, (nb, w))
+                      for nb, w in ((1, 4), (1, 2), (1, 1), (2, 2), (2, 1), (4, 1), (8, 1))} | {
+                      "planner": ("auto", -1, -1, -1, -1, -1, -1, (0, 0))},
     "fft_long": {"separable dft": ("separable", -1, -1, -1, -1, 0, 0), "no four-step": ("separable", -1, -1, -1, -1, -1, 0),
                  "four-step": ("separable", -1, -1, -1, -1, -1, 1), "planner": ("auto", -1, -1, -1, -1, -1, -1)},
 }
@@ -74,7 +79,8 @@ def main():
         for tag, (path, pdl, ring, flat, *extra) in variants.items():
             set_path(path)
             set_tuning(pdl, ring, mix_flat=flat, split_steps=extra[0] if extra else -1,
-                       fft_pass=extra[1] if len(extra) > 1 else -1, fft_long=extra[2] if len(extra) > 2 else -1)
+                       fft_pass=extra[1] if len(extra) > 1 else -1, fft_long=extra[2] if len(extra) > 2 else -1,
+                       mix_flat_geometry=extra[3] if len(extra) > 3 else (0, 0))
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()
