@@ -30,7 +30,7 @@ std::atomic<int> gSkipCoLaunchOverride{-1};
 void planFlatMixing(Geometry& g) {
     // Small weight tensors (1D layers, Darcy-size 2D layers, small problems): lanes over o * Kall + m
     // (mixing_flat.cuh). The weights then sit in L2, so re-reading them per batch chunk is cheap, and
-    // the batch chunk, then the warps along om, shrink until the grid has ~kTargetBlocks blocks.
+    // the warps along om (down to 2), the batch chunk, then the warps shrink until the grid has ~kTargetBlocks blocks.
     const size_t weightBytes = static_cast<size_t>(g.Cin) * g.Cout * g.Kall * 8;
     const int forced = gMixFlatOverride.load(std::memory_order_relaxed);
     // Measured at e7c7b40 (tests/gpu/logs/mix_flat_e7c7b40): flat wins with few kept modes (1D layers:
@@ -43,7 +43,12 @@ void planFlatMixing(Geometry& g) {
     if (!flat) return;
     const int64_t omCount = static_cast<int64_t>(g.Cout) * g.Kall;
     auto blocks = [&](int omWarps, int nb) { return int64_t{ceilDiv(omCount, int64_t{32} * omWarps)} * ceilDiv(g.N, nb); };
+    // Fewer warps along om first (down to 2), then fewer batch items per thread, then 1 warp. Measured at
+    // 657c8d5 (tests/gpu/logs/s13_657c8d5/tune_mix.log, ms per layer, (items, warps) forced): 32x64x256 m17
+    // (Burgers, batch 32) 0.0189 with (1, 4), the previous rule's choice, 0.0165 with (2, 2); 32x64x64x64 m6
+    // (72 modes) 0.1126 with (1, 4), 0.1104 with (2, 2); batch 1 unchanged (1, 1).
     int nb = std::min(g.N, kMixMaxFlatBatch), omWarps = 8;
+    while (omWarps > 2 && blocks(omWarps, nb) < kTargetBlocks) omWarps /= 2;
     while (nb > 1 && blocks(omWarps, nb) < kTargetBlocks) nb = static_cast<int>(ceilDiv(nb, 2));
     while (omWarps > 1 && blocks(omWarps, nb) < kTargetBlocks) omWarps /= 2;
     if (const int fb = gMixFlatBatchOverride.load(std::memory_order_relaxed); fb > 0) nb = std::min(fb, kMixMaxFlatBatch);
