@@ -113,6 +113,9 @@ inline bool fftStaticKernelRuns(const DftPass& p, bool inverse) {
     return false;
 }
 
+// Whether a pass runs on the radix-2 row FFT kernel (fft_pass_radix2.cuh; launchFftPass's first branch).
+inline bool fftRadix2KernelRuns(const DftPass& p) { return p.fft != 0 && p.fftLongCols == 0 && p.fftRadices == 0; }
+
 // Shared-memory float2 slots of an FFT block's n = L * S / 2 complex values: one padding slot per 16
 // (fft_pass.cuh, fftPad) and one spare.
 TURBOFNO_HOST_DEVICE constexpr size_t fftBufValues(size_t n) { return n + n / 16 + 1; }

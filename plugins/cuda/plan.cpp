@@ -227,7 +227,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     const SeparablePlan& sp = plan.sep;
     const bool coLaunchable = algo == Algorithm::kSeparable && plan.supported && plan.skipTc && sp.skipPoints > 0 &&
                               sp.nFwd > 0 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX &&
-                              sp.fwd[0].pass.fft && sp.fwd[0].pass.fftRadices == 0 && !sp.fwd[0].pass.fftLongCols;
+                              fftRadix2KernelRuns(sp.fwd[0].pass);
     const int coForced = gSkipCoLaunchOverride.load(std::memory_order_relaxed);
     plan.skipCoLaunch = coLaunchable && (coForced >= 0 ? coForced == 1 : kSkipCoLaunchDefault);
     return plan;
