@@ -9,6 +9,8 @@
 #   STEP=models  bench/model_bench.py (+ the kernel-level model profile)
 #   STEP=pdl     the TURBOFNO_PDL_TRIGGER_AT_START experiment: model bench (MODELS, default burgers darcy)
 #                on the default build and on build-gpu-early
+#   PREBUILT=1   skip the builds (build-gpu, build-gpu-early carried in, built elsewhere)
+#   STEP=ncu     tests/gpu/ncu_model.sh for NCU_MODELS (default: burgers 32 burgers 1)
 #   STEP=skip    tests/gpu/skip_tc_check.sh (skip GEMM tiles and the skip / R2C co-launch: accuracy, timing,
 #                memcheck, racecheck)
 #   STEP=layers  bench/gpu_bench.py and the fused-layer benchmark
@@ -20,7 +22,10 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
 export TFNO_COMMIT=${TFNO_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 export TURBOFNO_COMMIT=${TURBOFNO_COMMIT:-$TFNO_COMMIT}
-JOBS=${JOBS:-16} bash tests/gpu/build.sh > "$OUT/build_${STEP:-kernel}.log" 2>&1 || { echo "build failed"; tail -30 "$OUT/build_${STEP:-kernel}.log"; exit 1; }
+# PREBUILT=1: build-gpu (and for STEP=pdl build-gpu-early) already hold the libraries, built elsewhere
+if [ "${PREBUILT:-0}" != 1 ]; then
+  JOBS=${JOBS:-16} bash tests/gpu/build.sh > "$OUT/build_${STEP:-kernel}.log" 2>&1 || { echo "build failed"; tail -30 "$OUT/build_${STEP:-kernel}.log"; exit 1; }
+fi
 rc=0
 case "${STEP:-kernel}" in
   kernel)
@@ -46,8 +51,10 @@ case "${STEP:-kernel}" in
     [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 darcy 32 > "$OUT/kernel_profile.log" 2>&1
     grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null ;;
   pdl)  # the TURBOFNO_PDL_TRIGGER_AT_START experiment (pdl.cuh): the model bench on the default build and on one with it
-    BUILD_DIR=build-gpu-early CMAKE_EXTRA=-DTURBOFNO_PDL_TRIGGER_AT_START=ON bash tests/gpu/build.sh > "$OUT/build_early.log" 2>&1 ||
-      { echo "early build failed"; tail -20 "$OUT/build_early.log"; exit 1; }
+    if [ "${PREBUILT:-0}" != 1 ]; then
+      BUILD_DIR=build-gpu-early CMAKE_EXTRA=-DTURBOFNO_PDL_TRIGGER_AT_START=ON bash tests/gpu/build.sh > "$OUT/build_early.log" 2>&1 ||
+        { echo "early build failed"; tail -20 "$OUT/build_early.log"; exit 1; }
+    fi
     for v in default early; do  # MODELS_DEFAULT (default: every model) / MODELS (default: burgers darcy)
       lib=build-gpu models=${MODELS:-burgers darcy}
       if [ "$v" = early ]; then lib=build-gpu-early; fi
@@ -59,8 +66,12 @@ case "${STEP:-kernel}" in
     [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 burgers 1 darcy 32 > "$OUT/kernel_profile.log" 2>&1
     grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null
     # at most 8 files come back: the early build's report and the build logs go into one tarball
-    tar -czf "$OUT/pdl_extra.tgz" -C "$OUT" model-bench-early build_early.log "build_${STEP}.log" &&
-      rm -rf "$OUT/model-bench-early" "$OUT/build_early.log" "$OUT/build_${STEP}.log" ;;
+    (cd "$OUT" && tar -czf pdl_extra.tgz model-bench-early $(ls build_early.log "build_${STEP}.log" 2>/dev/null) &&
+      rm -rf model-bench-early build_early.log "build_${STEP}.log") ;;
+  ncu)  # each kernel of burgers' forward timed alone (tests/gpu/ncu_model.sh): against the replay, the launch gaps
+    set -- ${NCU_MODELS:-burgers 32 burgers 1}
+    while [ $# -ge 2 ]; do timeout 200 bash tests/gpu/ncu_model.sh "$1" "$2" >> "$OUT/ncu_model.log" 2>&1 || rc=$((rc + 1)); shift 2; done
+    grep -E "^==|  sum" "$OUT/ncu_model.log" ;;
   skip)
     PYTHONPATH=$PWD/python:$PWD/tests/gpu:$PYTHONPATH timeout 560 bash tests/gpu/skip_tc_check.sh > "$OUT/skip_tc_check.log" 2>&1 || rc=$?
     grep -E "^=== |max rel_l2|layer ms|passed|FAILED|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/skip_tc_check.log" | tail -60 ;;
