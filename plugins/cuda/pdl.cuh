@@ -12,22 +12,31 @@ namespace turbofno {
 namespace cuda {
 
 // Blocks until the preceding kernel in the stream has completed (no-op without the launch attribute).
-// With TURBOFNO_PDL_TRIGGER_AT_START (CMake option, an experiment not yet measured) it then lets the
-// next kernel launch at once: its blocks wait in their own gridDependencyWait, which still waits for
-// this grid's completion and writes, so correctness does not depend on where the trigger is; only
-// which resources the waiting blocks hold does.
+// A grid of at most one block per SM then lets the next kernel launch at once (the trigger that
+// allowDependentLaunch gives later otherwise): its blocks run their set-up on the idle SMs and wait in
+// their own gridDependencyWait, which still waits for this grid's completion and writes, so
+// correctness does not depend on where the trigger is, only which resources the waiting blocks hold.
+// Measured at 31e0fb2 (tests/gpu/logs/s14_31e0fb2, every kernel triggering here): batch-1 models 7-9 %
+// faster (burgers 0.107 -> 0.097 ms, darcy 0.133 -> 0.124), but burgers at batch 32 (grids of ~2 blocks
+// per SM) 4 % and FNO 3D at batch 32 3 % slower; hence only small grids. TURBOFNO_PDL_TRIGGER_AT_START
+// (CMake option, for experiments) makes every grid trigger here.
 __device__ __forceinline__ void gridDependencyWait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #if defined(TURBOFNO_PDL_TRIGGER_AT_START)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#else
+    unsigned sms;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(sms));  // SM identifiers (>= the SM count): a small-grid test
+    if (gridDim.x * gridDim.y * gridDim.z <= sms) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 #endif
 }
 
 // Lets the next kernel be scheduled once every block of this one has called it (or exited). Called
 // after a kernel's main loop: the dependent's blocks then start while this grid's last wave stores.
-// (With TURBOFNO_PDL_TRIGGER_AT_START the trigger already came in gridDependencyWait.)
+// (Small grids, and every grid with TURBOFNO_PDL_TRIGGER_AT_START, already triggered in
+// gridDependencyWait; a second trigger changes nothing.)
 __device__ __forceinline__ void allowDependentLaunch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(TURBOFNO_PDL_TRIGGER_AT_START)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

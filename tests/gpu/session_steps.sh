@@ -10,6 +10,8 @@
 #   STEP=pdl     the TURBOFNO_PDL_TRIGGER_AT_START experiment: model bench (MODELS, default burgers darcy)
 #                on the default build and on build-gpu-early
 #   PREBUILT=1   skip the builds (build-gpu, build-gpu-early carried in, built elsewhere)
+#   STEP=ab      model bench of build-gpu and of AB_DIR (AB_LABEL) in one run (MODELS), + the burgers profile
+#   STEP=mlp     test_cuda_mlp full, memcheck + racecheck (--quick), --bench (and MLP_OLD --bench: same run)
 #   STEP=ncu     tests/gpu/ncu_model.sh for NCU_MODELS (default: burgers 32 burgers 1)
 #   STEP=skip    tests/gpu/skip_tc_check.sh (skip GEMM tiles and the skip / R2C co-launch: accuracy, timing,
 #                memcheck, racecheck)
@@ -68,6 +70,27 @@ case "${STEP:-kernel}" in
     # at most 8 files come back: the early build's report and the build logs go into one tarball
     (cd "$OUT" && tar -czf pdl_extra.tgz model-bench-early $(ls build_early.log "build_${STEP}.log" 2>/dev/null) &&
       rm -rf model-bench-early build_early.log "build_${STEP}.log") ;;
+  ab)  # model bench of build-gpu against another library folder (AB_DIR, label AB_LABEL, default "before"), same run
+    B=${AB_LABEL:-before}
+    for v in this "$B"; do
+      lib=build-gpu; [ "$v" = "$B" ] && lib=$AB_DIR
+      TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models ${MODELS:-burgers darcy} \
+        --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
+      echo "== $v ($lib)"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
+    done
+    [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 burgers 1 > "$OUT/kernel_profile.log" 2>&1
+    grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null
+    (cd "$OUT" && tar -czf ab_extra.tgz "model-bench-$B" && rm -rf "model-bench-$B") ;;
+  mlp)  # test_cuda_mlp: full test, compute-sanitizer memcheck + racecheck on --quick, bench (and MLP_OLD's bench, same run)
+    T=build-gpu/tests/cpp/test_cuda_mlp
+    timeout 240 $T > "$OUT/mlp_test.log" 2>&1 || rc=$((rc + 1)); tail -2 "$OUT/mlp_test.log"
+    for tool in memcheck racecheck; do
+      timeout 200 compute-sanitizer --tool $tool $T --quick > "$OUT/mlp_$tool.log" 2>&1 || rc=$((rc + 1))
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/mlp_$tool.log" | tail -2
+    done
+    timeout 150 $T --bench > "$OUT/mlp_bench.log" 2>&1 || rc=$((rc + 1))
+    [ -n "${MLP_OLD:-}" ] && { timeout 150 $MLP_OLD --bench > "$OUT/mlp_bench_old.log" 2>&1 || rc=$((rc + 1)); }
+    grep -E "burgers|1D 256" "$OUT/mlp_bench.log" | cut -c1-60; [ -n "${MLP_OLD:-}" ] && grep -E "burgers|1D 256" "$OUT/mlp_bench_old.log" | cut -c1-60 ;;
   ncu)  # each kernel of burgers' forward timed alone (tests/gpu/ncu_model.sh): against the replay, the launch gaps
     set -- ${NCU_MODELS:-burgers 32 burgers 1}
     while [ $# -ge 2 ]; do timeout 200 bash tests/gpu/ncu_model.sh "$1" "$2" >> "$OUT/ncu_model.log" 2>&1 || rc=$((rc + 1)); shift 2; done
