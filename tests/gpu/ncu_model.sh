@@ -14,7 +14,7 @@ import csv, sys, collections
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 hdr, rows = rows[0], rows[1:]
 ki, ni, vi, ui = (hdr.index(c) for c in ("ID", "Kernel Name", "Metric Value", "Metric Unit"))
-ks = [(int(r[ki]), r[ni], float(r[vi].replace(",", "")) * {"nsecond": 1e-3, "usecond": 1, "msecond": 1e3}[r[ui]]) for r in rows]
+ks = [(int(r[ki]), r[ni], float(r[vi].replace(",", "")) * {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1, "msecond": 1e3, "ms": 1e3}[r[ui]]) for r in rows]
 marks = [i for i, (_, n, _) in enumerate(ks) if "FillFunctor" in n]
 last = ks[marks[-1] + 1:] if marks else ks  # the kernels after the last marker: the last forward
 print(f"== {sys.argv[2]} batch {sys.argv[3]}: {len(ks)} kernels profiled, the last forward's {len(last)}: "
