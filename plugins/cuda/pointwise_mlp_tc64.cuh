@@ -15,12 +15,11 @@
 // latency-bound: twice the warps per SM, each with half the serial chain). The hidden layer goes in
 // chunks of kM = 64 channels:
 //   0. TP = 32: the chunk's W2 block W2[o0.., h0..] into registers (its latency hides behind GEMM1;
-//      TP = 64 loads it in step 2, having no registers to spare); the chunk's b1 values;
+//      TP = 64 loads it in step 2, having no registers to spare);
 //   1. GEMM1 Hc[64, TP] = W1[h0.., :] X[:, p0..], K = Cin in steps of kK = 1024 / TP (16 or 32,
 //      one x quad per thread): the W1 and x step tiles are converted to float into shared memory
-//      while the next step's global loads are in flight in registers (as skip_gemm_tc.cuh; after a
-//      chunk's last step, the next chunk's first step: lifting / projection, Ch = 128); zero past
-//      Cin / Ch / P.
+//      while the next step's global loads are in flight in registers (as skip_gemm_tc.cuh); zero
+//      past Cin / Ch / P.
 //   2. h = hact(Hc + b1) into shared memory Hs (fp32, rows past Ch exactly 0); the W2 registers
 //      into W2s[o][j] (zero past Cout / Ch).
 //   3. GEMM2 acc[64, TP] += W2s Hs, K = the chunk's hidden channels rounded up to 8.
@@ -31,9 +30,7 @@
 // Epilogue: the C fragments go through shared memory (the Hs area) and leave along the points:
 // + b2 + g r (each thread reads its own r elements before writing the same y elements: y may alias
 // r), act, 16-byte (fp32) / 8-byte (fp16, bf16) vectors where P % 4 == 0 and the bases are aligned,
-// else element-wise with bounds checks. TP = 32, fp32 vectors: each thread's r quads are copied by
-// cp.async into the free W1 step tile before the last GEMM2 and b2 / g read then, so that no global
-// load follows GEMM2 (these small grids are latency-bound: one chain of dependent steps per block).
+// else element-wise with bounds checks.
 // Padded strides (floats, rows 16-byte aligned), all conflict-free: W1 step [64][kK + 4] (A fragment
 // reads, row g, column t: banks 20 g + t or 4 g + t) and W2 [64][68] (4 g + t); x step, Hs and C
 // tiles [.][TP + 8] (B fragment reads, row t, column g: 8 t + g; C fragment float2 stores, row g,
@@ -91,10 +88,6 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
     constexpr int kQuadsPerRow = L::kQuadsPerRow, kRowsPerPass = L::kRowsPerPass, kW1Elems = L::kW1Elems;
     constexpr int kXsOff = L::kXsOff, kHsOff = L::kHsOff, kW2Off = L::kW2Off;
     constexpr bool kW2Early = TP == 32;  // the 64-point tile has no registers to spare for it (ptxas: spills)
-    // TP = 32, fp32 vector path: the epilogue's r quads are copied (cp.async, no registers) into the W1
-    // step tile's area before the last GEMM2, and b2 / g loaded into registers, so that their latency
-    // hides behind GEMM2 instead of following it
-    constexpr bool kEpiEarly = TP == 32 && VEC && sizeof(T) == 4;
 #ifndef TFNO_MLP_HOST_EMU
     __shared__ __align__(16) float smem[L::kSmemFloats];
 #endif  // tests/gpu/mlp_host_emu: the emulator's block-wide smem buffer (pdl.cuh there)
@@ -156,26 +149,6 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
         for (int r = 0; r < kW1Elems; ++r) W1s[(wr0 + (kTcThreads / kK) * r) * kWStride + wc0] = wr[r];
     };
 
-    const T* b2 = static_cast<const T*>(a.b2);
-    const T* gt = static_cast<const T*>(a.g);
-    const T* rp = static_cast<const T*>(a.r);
-    const size_t base = static_cast<size_t>(n) * cout * P + qp;  // (n, o = 0, qp)
-    constexpr int kEpi = kEpiEarly ? L::kCQuads : 1;
-    float* Rs = W1s;  // kEpiEarly: [kM][kTP] r tile (each thread's own quads) once the last GEMM1 is done
-    float b2Epi[kEpi], gEpi[kEpi];
-    auto loadEpilogue = [&]() {
-#pragma unroll
-        for (int q = 0; q < kEpi; ++q) {
-            const int row = qRow + kRowsPerPass * q, o = o0 + row;
-            const bool in = o < cout && qp < P;
-            b2Epi[q] = (b2 && in) ? toFloat(b2[o]) : 0.f;
-            gEpi[q] = (gt && in) ? toFloat(gt[o]) : 1.f;
-            if (rp && in)
-                mlptc::copy16Async(&Rs[row * kTP + qCol], reinterpret_cast<const float*>(rp + base + static_cast<size_t>(o) * P), 16);
-        }
-    };
-    static_assert(!kEpiEarly || kM * kTP <= kM * kWStride, "the r tile fits the W1 step tile's area");
-
     float acc[kMI][2][4];  // GEMM2 accumulators [m tile][n tile][C fragment]
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi)
@@ -190,10 +163,8 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
         prefetchL2(rr);
         if (p0 + 128 / static_cast<int>(sizeof(T)) < P) prefetchL2(rr + 128 / sizeof(T));
     }
-    load(0, 0);
     for (int h0 = 0; h0 < ch; h0 += kM) {
-        // ---- GEMM1: H chunk = W1[h0.., :] x (its first step's tiles are in xr / wr: loaded above or
-        // during the previous chunk)
+        // ---- GEMM1: H chunk = W1[h0.., :] x
         float hacc[kMI][2][4];
 #pragma unroll
         for (int mi = 0; mi < kMI; ++mi)
@@ -212,24 +183,12 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
 #pragma unroll
             for (int r = 0; r < kW2Elems; ++r) w2r[r] = w2At(r);
         }
-        // the chunk's b1 values of this thread's rows, loaded now: their latency hides behind GEMM1
-        float bias1[kMI][2];
-#pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                const int j = h0 + wo + 16 * mi + g + 8 * hh;
-                bias1[mi][hh] = (b1 && j < ch) ? toFloat(b1[j]) : 0.f;
-            }
+        load(h0, 0);
         for (int c0 = 0; c0 < cin; c0 += kK) {
             __syncthreads();  // the previous step's (or chunk's) tiles are consumed
             store();
             __syncthreads();
-            if (c0 + kK < cin) {
-                load(h0, c0 + kK);
-            } else if (h0 + kM < ch) {
-                load(h0 + kM, 0);  // the next chunk's first step: in flight during this chunk's GEMM1 end and GEMM2
-            }
+            if (c0 + kK < cin) load(h0, c0 + kK);
             if (!rows1) continue;
 #pragma unroll 1
             for (int kk = 0; kk < kK; kk += 8) {
@@ -264,7 +223,7 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
             for (int hh = 0; hh < 2; ++hh) {
                 const int row = wo + 16 * mi + g + 8 * hh, j = h0 + row;
                 const bool in = j < ch;
-                const float bias = bias1[mi][hh];
+                const float bias = (b1 && in) ? toFloat(b1[j]) : 0.f;
 #pragma unroll
                 for (int ni = 0; ni < 2; ++ni) {
                     const float v0 = in ? applyActivation(hacc[mi][ni][2 * hh] + bias, a.hact) : 0.f;
@@ -286,11 +245,6 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
             }
         }
         __syncthreads();
-        if constexpr (kEpiEarly) {
-            // W1s is free: every warp's last GEMM1 read of it came before the barrier above. r may alias y:
-            // each r quad is copied and later read by the thread that writes the same y quad.
-            if (h0 + kM >= ch) loadEpilogue();
-        }
         // ---- GEMM2: acc += W2s Hs
         if (o0 + wo < cout) {
 #pragma unroll 1
@@ -332,14 +286,17 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
                 *reinterpret_cast<float2*>(&Cs[(wo + 16 * mi + g + 8 * hh) * kPStride + wp + 8 * ni + 2 * t]) =
                     make_float2(acc[mi][ni][2 * hh], acc[mi][ni][2 * hh + 1]);
     __syncthreads();
+    const T* b2 = static_cast<const T*>(a.b2);
+    const T* gt = static_cast<const T*>(a.g);
+    const T* rp = static_cast<const T*>(a.r);
     T* y = static_cast<T*>(a.y);
-    if constexpr (kEpiEarly) mlptc::waitAllAsync();  // this thread's own r quads have landed in Rs
+    const size_t base = static_cast<size_t>(n) * cout * P + qp;  // (n, o = 0, qp)
 #pragma unroll
     for (int q = 0; q < L::kCQuads; ++q) {
         if constexpr (VEC) {
             const int row = qRow + kRowsPerPass * q, o = o0 + row;
             if (o >= cout || qp >= P) continue;
-            const float bias = kEpiEarly ? b2Epi[q % kEpi] : (b2 ? toFloat(b2[o]) : 0.f);
+            const float bias = b2 ? toFloat(b2[o]) : 0.f;
             float4 v = *reinterpret_cast<const float4*>(&Cs[row * kPStride + qCol]);
             v.x += bias;
             v.y += bias;
@@ -347,8 +304,8 @@ __global__ void __launch_bounds__(mlptc64::kTcThreads, 2) pointwiseMlpTc64Kernel
             v.w += bias;
             const size_t off = base + static_cast<size_t>(o) * P;
             if (rp) {
-                const float gate = kEpiEarly ? gEpi[q % kEpi] : (gt ? toFloat(gt[o]) : 1.f);
-                const float4 rv = kEpiEarly ? *reinterpret_cast<const float4*>(&Rs[row * kTP + qCol]) : load4(rp + off, 4, true);
+                const float gate = gt ? toFloat(gt[o]) : 1.f;
+                const float4 rv = load4(rp + off, 4, true);
                 v.x = fmaf(gate, rv.x, v.x);
                 v.y = fmaf(gate, rv.y, v.y);
                 v.z = fmaf(gate, rv.z, v.z);
