@@ -10,19 +10,12 @@ difference between the two sides can be read kernel by kernel. fp32, TF32 off on
 """
 import argparse
 import sys
-import tempfile
-from pathlib import Path
 
 import torch
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-from model_bench import build, find_spec  # noqa: E402
-sys.path.insert(0, str(ROOT / "tests" / "gpu"))
-from cuda_kernel_times import kernel_times  # noqa: E402
-from turbofno import timing  # noqa: E402
-from turbofno.export import export  # noqa: E402
-from turbofno.session import make_session  # noqa: E402
+from cuda_kernel_times import kernel_times
+from model_export import export_static
+from turbofno import timing
+from turbofno.session import make_session
 
 RUNS = 5
 
@@ -65,11 +58,7 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     for name, batch in zip(a.pairs[::2], a.pairs[1::2]):
         batch = int(batch)
-        model, shape = build(find_spec(name))
-        x = torch.randn(batch, *shape)
-        path = Path(tempfile.mkdtemp()) / "m.onnx"
-        export(model, x, path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=bool(a.fuse),
-               verbose=False)
+        model, x, path = export_static(name, batch, a.fuse)
         gm = model.cuda()
         xc = x.cuda()
         with torch.no_grad():

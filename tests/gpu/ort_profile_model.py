@@ -9,18 +9,13 @@ ORT records it, summed over the timed runs).
 import argparse
 import collections
 import json
-import sys
 import tempfile
 from pathlib import Path
 
 import torch
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-from model_bench import build, find_spec  # noqa: E402
-from turbofno import timing  # noqa: E402
-from turbofno.export import export  # noqa: E402
-from turbofno.session import make_session  # noqa: E402
+from model_export import export_static
+from turbofno import timing
+from turbofno.session import make_session
 
 ap = argparse.ArgumentParser()
 ap.add_argument("model")
@@ -28,11 +23,8 @@ ap.add_argument("batch", type=int)
 ap.add_argument("--fuse", type=int, default=1)
 ap.add_argument("--runs", type=int, default=5)
 a = ap.parse_args()
-model, shape = build(find_spec(a.model))
-x = torch.randn(a.batch, *shape)
 tmp = Path(tempfile.mkdtemp())
-path = tmp / "m.onnx"
-export(model, x, path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=bool(a.fuse), verbose=False)
+model, x, path = export_static(a.model, a.batch, a.fuse, folder=tmp)
 with torch.no_grad():
     out_shape = list(model(x).shape)
 sess = make_session(path, providers=["CUDAExecutionProvider"], enable_profiling=True,
