@@ -29,6 +29,20 @@ if [ "${PREBUILT:-0}" != 1 ]; then
   JOBS=${JOBS:-16} bash tests/gpu/build.sh > "$OUT/build_${STEP:-kernel}.log" 2>&1 || { echo "build failed"; tail -30 "$OUT/build_${STEP:-kernel}.log"; exit 1; }
 fi
 rc=0
+# bench_lib LABEL FOLDER MODEL..: the model bench (no torch.compile) with the library in FOLDER; report in
+# $OUT/model-bench-LABEL, its table printed
+bench_lib() {
+  local v=$1 lib=$2; shift 2
+  TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models "$@" \
+    --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
+  echo "== $v ($lib)"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
+}
+# profile_models MODEL BATCH ..: kernel_profile_model.py into $OUT/kernel_profile.log (PROFILE=0: skipped)
+profile_models() {
+  [ "${PROFILE:-1}" = 1 ] || return 0
+  timeout 150 python3 tests/gpu/kernel_profile_model.py "$@" > "$OUT/kernel_profile.log" 2>&1
+  grep -E "^==|kernels," "$OUT/kernel_profile.log"
+}
 case "${STEP:-kernel}" in
   kernel)
     mkdir -p "$OUT/suite"
@@ -50,36 +64,23 @@ case "${STEP:-kernel}" in
     extra=(); [ "${COMPILE:-1}" = 0 ] && extra+=(--skip-compile); [ -n "${MODELS:-}" ] && extra+=(--models $MODELS)
     python3 bench/model_bench.py --device cuda --out "$OUT/model-bench" "${extra[@]}" > "$OUT/model_bench.log" 2>&1 || rc=$?
     tail -20 "$OUT/model_bench.log"
-    [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 darcy 32 > "$OUT/kernel_profile.log" 2>&1
-    grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null ;;
+    profile_models burgers 32 darcy 32 ;;
   pdl)  # the TURBOFNO_PDL_TRIGGER_AT_START experiment (pdl.cuh): the model bench on the default build and on one with it
     if [ "${PREBUILT:-0}" != 1 ]; then
       BUILD_DIR=build-gpu-early CMAKE_EXTRA=-DTURBOFNO_PDL_TRIGGER_AT_START=ON bash tests/gpu/build.sh > "$OUT/build_early.log" 2>&1 ||
         { echo "early build failed"; tail -20 "$OUT/build_early.log"; exit 1; }
     fi
-    for v in default early; do  # MODELS_DEFAULT (default: every model) / MODELS (default: burgers darcy)
-      lib=build-gpu models=${MODELS:-burgers darcy}
-      if [ "$v" = early ]; then lib=build-gpu-early; fi
-      if [ "$v" = default ] && [ -n "${MODELS_DEFAULT:-}" ]; then models=$MODELS_DEFAULT; fi
-      TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models $models \
-        --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
-      echo "== $v"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
-    done
-    [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 burgers 1 darcy 32 > "$OUT/kernel_profile.log" 2>&1
-    grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null
+    bench_lib default build-gpu ${MODELS_DEFAULT:-${MODELS:-burgers darcy}}  # MODELS_DEFAULT / MODELS: default burgers darcy
+    bench_lib early build-gpu-early ${MODELS:-burgers darcy}
+    profile_models burgers 32 burgers 1 darcy 32
     # at most 8 files come back: the early build's report and the build logs go into one tarball
     (cd "$OUT" && tar -czf pdl_extra.tgz model-bench-early $(ls build_early.log "build_${STEP}.log" 2>/dev/null) &&
       rm -rf model-bench-early build_early.log "build_${STEP}.log") ;;
   ab)  # model bench of build-gpu against another library folder (AB_DIR, label AB_LABEL, default "before"), same run
     B=${AB_LABEL:-before}
-    for v in this "$B"; do
-      lib=build-gpu; [ "$v" = "$B" ] && lib=$AB_DIR
-      TURBOFNO_LIB_DIR=$PWD/$lib python3 bench/model_bench.py --device cuda --skip-compile --models ${MODELS:-burgers darcy} \
-        --out "$OUT/model-bench-$v" > "$OUT/model_bench_$v.log" 2>&1 || rc=$?
-      echo "== $v ($lib)"; grep -E "^\| [a-z]" "$OUT/model_bench_$v.log" | cut -d'|' -f2-12
-    done
-    [ "${PROFILE:-1}" = 1 ] && timeout 150 python3 tests/gpu/kernel_profile_model.py burgers 32 burgers 1 > "$OUT/kernel_profile.log" 2>&1
-    grep -E "^==|kernels," "$OUT/kernel_profile.log" 2>/dev/null
+    bench_lib this build-gpu ${MODELS:-burgers darcy}
+    bench_lib "$B" "$AB_DIR" ${MODELS:-burgers darcy}
+    profile_models burgers 32 burgers 1
     (cd "$OUT" && tar -czf ab_extra.tgz "model-bench-$B" && rm -rf "model-bench-$B") ;;
   mlp)  # test_cuda_mlp: full test, compute-sanitizer memcheck + racecheck on --quick, bench (and MLP_OLD's bench, same run)
     T=build-gpu/tests/cpp/test_cuda_mlp
