@@ -52,7 +52,7 @@ struct OneKernel1dSmem {
 };
 
 template <typename T, int OG>
-__global__ void __launch_bounds__(kOneKernelThreads) oneKernel1dLayer(Geometry g, OneKernel1dPlan q, const T* __restrict__ x,
+__global__ void __launch_bounds__(kOneKernelThreads, 2) oneKernel1dLayer(Geometry g, OneKernel1dPlan q, const T* __restrict__ x,
                                                                        const T* __restrict__ w, const T* __restrict__ bias,
                                                                        const T* __restrict__ skipW, T* __restrict__ y) {
     extern __shared__ float4 oneKernelSmem4[];
