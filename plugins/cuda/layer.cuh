@@ -9,7 +9,6 @@
 #include "inverse.cuh"
 #include "kernels.h"
 #include "mixing.cuh"
-#include "one_kernel_1d.cuh"
 #include "separable_layer.cuh"
 #include "smem_limit.h"
 
@@ -19,12 +18,7 @@ namespace cuda {
 template <typename T, int LEAD>
 cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, const void* skipWeight,
                         void* y, void* workspace, cudaStream_t stream) {
-    if (plan.algo == Algorithm::kOneKernel1D) {
-        bool fits = true;
-        if (const cudaError_t err = oneKernel1dFitsDevice(plan.ok1.smem, &fits); err != cudaSuccess) return err;
-        if (fits) return launchOneKernel1d<T>(plan, x, weight, bias, skipWeight, y, stream);
-    }
-    if (plan.algo != Algorithm::kFusedPlane) return launchSeparable<T>(plan, x, weight, bias, skipWeight, y, workspace, stream);
+    if (plan.algo == Algorithm::kSeparable) return launchSeparable<T>(plan, x, weight, bias, skipWeight, y, workspace, stream);
     const Geometry& g = plan.g;
     float2* specIn = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specInOffset);
     float2* specOut = reinterpret_cast<float2*>(static_cast<char*>(workspace) + plan.specOutOffset);

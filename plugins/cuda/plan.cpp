@@ -59,32 +59,6 @@ void planFlatMixing(Geometry& g) {
 
 }  // namespace
 
-OneKernel1dPlan planOneKernel1d(const core::SpectralConvShape& shape) {
-    OneKernel1dPlan q;
-    if (shape.rank != 1 || core::resamples(shape)) return q;
-    const int64_t S = shape.spatial[0], kd = shape.kept[0], cin = shape.inChannels, cout = shape.outChannels;
-    if (S > (1 << 20) || cin > (1 << 20) || kd > S / 2 + 1) return q;  // far beyond the cap below; keeps the sums in range
-    const int64_t cp = (cin + 7) / 8 * 8 + 4;  // = 4 mod 8: float4 columns of 8 consecutive rows hit 8 bank groups
-    const int64_t kp = (kd + 1) | 1;           // odd (conflict-free columns) and > kd (the forward's mode pairs)
-    // The largest group of output channels that still gives about one block per SM (H200: 132 SMs);
-    // smaller groups redo the forward DFT more often but fill the GPU at batch 1.
-    int og = 16;
-    while (og > 2 && shape.batch * ((cout + og - 1) / og) < kOneKernelTargetBlocks) og /= 2;
-    const int64_t items = og * kd;
-    int parts = 1;
-    while (parts < 8 && items * parts * 2 <= 256) parts *= 2;
-    const int64_t floats = S * cp + (shape.hasSkip ? og * cp : 0) + 2 * (S / 2 + 1) * kp + 2 * cin * kp + 2 * og * kp + 2 * 256;
-    const size_t bytes = static_cast<size_t>(floats) * 4;
-    if (bytes > kOneKernelSmemMax) return q;
-    q.og = og;
-    q.groups = static_cast<int>((cout + og - 1) / og);
-    q.cp = static_cast<int>(cp);
-    q.kp = static_cast<int>(kp);
-    q.mixParts = parts;
-    q.smem = bytes;
-    return q;
-}
-
 Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttrs* attrs) {
     Plan plan;
     Geometry& g = plan.g;
@@ -239,25 +213,19 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     g.addY = shape.hasSkip ? 1 : 0;
     g.activation = attrs ? static_cast<int>(attrs->activation) : 0;
     plan.workspaceBytes = std::max(plan.fusedSupported ? fusedBytes : 0, plan.sep.supported ? plan.sep.bytes : 0);
-    plan.ok1 = planOneKernel1d(shape);
     const int forced = gAlgoOverride.load(std::memory_order_relaxed);
     Algorithm algo = forced < 0 ? chooseAlgorithm(shape) : static_cast<Algorithm>(forced);
-    if (algo == Algorithm::kOneKernel1D && plan.ok1.og == 0) algo = Algorithm::kSeparable;
     if (algo == Algorithm::kFusedPlane && !plan.fusedSupported) algo = Algorithm::kSeparable;
     if (algo == Algorithm::kSeparable && !plan.sep.supported) algo = Algorithm::kFusedPlane;
     plan.algo = algo;
-    plan.supported = algo == Algorithm::kOneKernel1D ? true
-                     : algo == Algorithm::kFusedPlane ? plan.fusedSupported
-                                                      : plan.sep.supported;
+    plan.supported = algo == Algorithm::kFusedPlane ? plan.fusedSupported : plan.sep.supported;
     plan.whyNot = plan.supported ? "" : plan.sep.whyNot;
-    // separable partials are summed before mixing (also where a one-kernel plan falls back to separable:
-    // devices with less shared memory, layer.cuh)
-    if (algo != Algorithm::kFusedPlane) plan.g.split = 1;
+    if (algo == Algorithm::kSeparable) plan.g.split = 1;  // separable partials are summed before mixing
     // A fused layer's skip GEMM reads only x, as does the first forward pass: where that pass is a
     // radix-2 R2C (small 1D layers, e.g. Burgers), both run as one grid (skip_r2c_colaunch.cuh), two
     // latency-bound kernels side by side instead of one after the other.
     const SeparablePlan& sp = plan.sep;
-    const bool coLaunchable = algo != Algorithm::kFusedPlane && plan.sep.supported && plan.skipTc && sp.skipPoints > 0 &&
+    const bool coLaunchable = algo == Algorithm::kSeparable && plan.supported && plan.skipTc && sp.skipPoints > 0 &&
                               sp.nFwd > 0 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX &&
                               fftRadix2KernelRuns(sp.fwd[0].pass);
     const int coForced = gSkipCoLaunchOverride.load(std::memory_order_relaxed);
@@ -268,12 +236,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     // Measured on the H200 (bench/results/, plugins/cuda/README.md): the fused plane kernels win only
     // for 2D planes of moderate size and modes; 1D (one row per block) and 3D (joint leading-axis
-    // accumulation) run separable, except small 1D layers, which run as one kernel (one_kernel_1d.cuh):
-    // bounded forward work per block (kOneKernelMaxForwardWork) and shared memory (planOneKernel1d).
-    if (shape.rank == 1) {
-        const int64_t work = shape.inChannels * shape.kept[0] * shape.spatial[0];
-        return work <= kOneKernelMaxForwardWork && planOneKernel1d(shape).og ? Algorithm::kOneKernel1D : Algorithm::kSeparable;
-    }
+    // accumulation) always run separable.
     if (shape.rank != 2) return Algorithm::kSeparable;
     const int64_t plane = shape.spatial[0] * shape.spatial[1];
     const int64_t kd = shape.kept[1];
@@ -298,7 +261,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     return Algorithm::kFusedPlane;
 }
 
-void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode >= 2 ? 2 : (mode ? 1 : 0))); }
+void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatGeometryOverride(int batch, int omWarps) {

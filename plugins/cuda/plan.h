@@ -69,34 +69,14 @@ struct Geometry {
     int mixFlatOmWarps = 0;
 };
 
-// The one-kernel 1D layer (one_kernel_1d.cuh): a block per (batch item, og output channels).
-struct OneKernel1dPlan {
-    int og = 0;        // output channels per block: 2, 4, 8 or 16 (0: the shape cannot run this way)
-    int groups = 1;    // ceil(Cout / og) blocks per batch item
-    int cp = 4;        // row stride of the transposed x and the skip weights in shared memory (floats)
-    int kp = 1;        // row stride of the twiddle table and spectra (complex; odd, > kd)
-    int mixParts = 1;  // threads sharing one mixed mode's input-channel sum
-    size_t smem = 0;   // dynamic shared memory per block
-};
-// Its shared-memory cap: two blocks per SM on an H100 / H200 (228 KB per SM). Devices that cannot
-// give a block this much (sm_86 / sm_89: 99 KB) run such shapes separable (layer.cuh).
-constexpr size_t kOneKernelSmemMax = 112 * 1024;
-// The planner's work bound for it: every block redoes its batch item's forward DFT (about Cin * kd * S
-// multiply-adds), so only layers with Cin * kd * S at most this take it.
-constexpr int64_t kOneKernelMaxForwardWork = int64_t{1} << 19;
-// Blocks it aims for (about one per SM on an H200) when choosing the output channels per block.
-constexpr int64_t kOneKernelTargetBlocks = 120;
-
 // The algorithms a layer can run with (chosen per shape by chooseAlgorithm in plan.cpp):
-//  kFusedPlane:   forward.cuh / mixing.cuh / inverse.cuh, a whole (n, c) plane per block,
-//                 both axes of a 2D plane in one kernel; needs a last-axis row in shared memory;
-//  kSeparable:    one truncated DFT pass per axis (dft_pass.cuh) + mixing.cuh, any length;
-//  kOneKernel1D:  small 1D layers, everything in one kernel (one_kernel_1d.cuh).
-enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1, kOneKernel1D = 2 };
+//  kFusedPlane: forward.cuh / mixing.cuh / inverse.cuh, a whole (n, c) plane per block,
+//               both axes of a 2D plane in one kernel; needs a last-axis row in shared memory;
+//  kSeparable:  one truncated DFT pass per axis (dft_pass.cuh) + mixing.cuh, any length.
+enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
 
 // For tests and benchmarks (tests/gpu/tfno_capi.cpp): -1 the planner's choice, 0 fused plane,
-// 1 separable, 2 one-kernel 1D (a forced algorithm that cannot run the shape falls back to separable,
-// or to the fused plane where separable cannot run it).
+// 1 separable (a forced algorithm that cannot run the shape falls back to the other one).
 void setAlgorithmOverride(int mode);
 // Likewise for the mixing kernel's weight ring: -1 the planner's choice, 0 off, 1 on.
 void setMixRingOverride(int mode);
@@ -120,7 +100,6 @@ struct Plan {
     SeparablePlan sep;             // the separable algorithm's passes (always planned)
     bool fusedSupported = false;   // the fused-plane kernels can run this shape
     Geometry g;                    // fused plane (and the mixing kernel's fields for both algorithms)
-    OneKernel1dPlan ok1;           // the one-kernel 1D layer (ok1.og == 0: not supported)
     size_t specInOffset = 0, specInBytes = 0;    // [split][N][Cin][Kall] float2 (forward partials)
     size_t specOutOffset = 0, specOutBytes = 0;  // [N][Cout][Kall] float2 (mixed)
     size_t workspaceBytes = 0;
@@ -146,12 +125,8 @@ constexpr int64_t kFftFusedRowsBelow = 32768;
 // Whether the planner co-launches a fused layer's skip GEMM with a radix-2 R2C (Plan::skipCoLaunch).
 constexpr bool kSkipCoLaunchDefault = true;
 
-// The planner's rule: which algorithm runs a shape (a pure function, unit-tested).
+// The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);
-
-// The one-kernel 1D layer's launch shape, or og == 0 where it cannot run the shape (rank != 1,
-// resampling, shared memory above kOneKernelSmemMax).
-OneKernel1dPlan planOneKernel1d(const core::SpectralConvShape& shape);
 
 // Fills `plan` from a validated shape and the node's attributes (attrs may be null when only the
 // workspace size is wanted: it does not depend on them). Never fails for a shape that inferShape

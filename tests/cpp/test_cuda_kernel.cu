@@ -26,7 +26,7 @@ using core::DataType;
 
 namespace turbofno {
 namespace cuda {
-void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable, 2 one kernel (1D)
+void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 planner, 0 fused plane, 1 separable
 void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor cores in the separable passes
 void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh), 1 flat (mixing_flat.cuh)
 void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
@@ -341,15 +341,14 @@ int main() {
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
     const uint64_t seed = turbofno_test::testSeed();  // TURBOFNO_TEST_SEED (tests/gpu/run_suite.sh: random)
-    // TFNO_TEST_ALGO=fused|separable|onekernel forces the algorithm (a forced one that cannot run a shape
-    // falls back to separable, or to the fused plane); unset: the planner's choice.
+    // TFNO_TEST_ALGO=fused|separable forces the algorithm (a forced one that cannot run a shape falls
+    // back to the other); unset: the planner's choice.
     const char* algo = std::getenv("TFNO_TEST_ALGO");
     const std::string algoName = algo ? algo : "auto";
     if (algoName == "fused") cuda::setAlgorithmOverride(0);
     else if (algoName == "separable") cuda::setAlgorithmOverride(1);
-    else if (algoName == "onekernel") cuda::setAlgorithmOverride(2);
     else if (algoName != "auto") {
-        std::printf("FAIL: TFNO_TEST_ALGO=%s is not auto, fused, separable or onekernel\n", algoName.c_str());
+        std::printf("FAIL: TFNO_TEST_ALGO=%s is not auto, fused or separable\n", algoName.c_str());
         return 1;
     }
     // TFNO_TEST_PASS_TC=0|1 forces the separable passes onto fp32 FMA / tensor cores

@@ -117,7 +117,7 @@ void checkChain(const core::SpectralConvShape& s) {
 }
 
 void testChoice() {
-    expect(cuda::chooseAlgorithm(makeShape({4096}, {64})) == cuda::Algorithm::kSeparable, "1D 4096 m64: separable (beyond one kernel)");
+    expect(cuda::chooseAlgorithm(makeShape({4096}, {64})) == cuda::Algorithm::kSeparable, "1D runs separable");
     expect(cuda::chooseAlgorithm(makeShape({48, 48, 48}, {24, 24, 12})) == cuda::Algorithm::kSeparable, "3D runs separable");
     const cuda::Plan p2 = cuda::makePlan(makeShape({128, 128}, {64, 32}), nullptr);
     expect(p2.supported && p2.algo == cuda::Algorithm::kSeparable, "2D 128x128 m32: separable (FFT rows of 128 points)");
@@ -163,59 +163,6 @@ void testChoice() {
 
 // Resampling (output size T != S): the inverse passes run at T, bins the output cannot hold are
 // dropped, the fused plane is not used, and the scale follows the norm.
-// The one-kernel 1D layer (one_kernel_1d.cuh): which shapes take it, its output groups, shared memory.
-void testOneKernel1d() {
-    core::SpectralConvShape b32 = makeShape({256}, {17}, 32, 64, 64);  // the Burgers model's layer
-    b32.hasSkip = true;
-    core::SpectralConvAttrs a = makeAttrs({17}, {0});
-    a.activation = core::Activation::kGeluErf;
-    const cuda::Plan p = cuda::makePlan(b32, &a);
-    expect(p.supported && p.algo == cuda::Algorithm::kOneKernel1D, "Burgers b32: one kernel");
-    expect(p.ok1.og == 16 && p.ok1.groups == 4 && p.ok1.mixParts == 1 && p.g.split == 1, "Burgers b32: groups of 16 outputs, 128 blocks");
-    expect(p.ok1.cp % 8 == 4 && p.ok1.cp >= 64 && p.ok1.kp % 2 == 1 && p.ok1.kp > 17, "Burgers b32: shared-memory strides");
-    expect(p.ok1.smem <= cuda::kOneKernelSmemMax && p.ok1.smem > 64 * 1024, "Burgers b32: shared memory within the cap");
-    expect(p.workspaceBytes >= p.sep.bytes, "one kernel: workspace still fits the separable fallback");
-    core::SpectralConvShape b1 = b32;
-    b1.batch = 1;
-    const cuda::Plan q = cuda::makePlan(b1, &a);
-    expect(q.algo == cuda::Algorithm::kOneKernel1D && q.ok1.og == 2 && q.ok1.groups == 32 && q.ok1.mixParts == 4,
-           "Burgers b1: groups of 2 outputs (32 blocks), mixing sum split in 4");
-    core::SpectralConvShape b8 = b32;
-    b8.batch = 8;
-    expect(cuda::makePlan(b8, &a).ok1.og == 4, "batch 8: groups of 4 (128 blocks)");
-    b8.outChannels = 33;
-    expect(cuda::makePlan(b8, &a).ok1.groups == 17, "33 outputs in groups of 2: 17 groups");
-    // the rule's bounds: forward work Cin * kd * S, shared memory, rank, resampling
-    expect(cuda::chooseAlgorithm(makeShape({1024}, {17}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "1D 1024 points x 64 channels: separable");
-    expect(cuda::chooseAlgorithm(makeShape({256}, {32}, 2, 32, 32)) == cuda::Algorithm::kOneKernel1D, "1D 2x32x256 m32: one kernel");
-    expect(cuda::chooseAlgorithm(makeShape({256}, {64}, 2, 32, 32)) == cuda::Algorithm::kSeparable,
-           "1D 2x32x256 m64: separable (its twiddle table exceeds the shared-memory cap)");
-    expect(cuda::chooseAlgorithm(makeShape({256}, {33}, 2, 64, 64)) == cuda::Algorithm::kSeparable, "1D 2x64x256 m33: separable");
-    expect(cuda::planOneKernel1d(makeShape({256}, {17}, 2, 512, 8)).og == 0, "512 input channels x 256 points: beyond shared memory");
-    expect(cuda::planOneKernel1d(makeShape({16, 16}, {4, 3})).og == 0, "2D: not one kernel");
-    core::SpectralConvShape rs = makeShape({64}, {9});
-    rs.outSpatial[0] = 128;
-    expect(cuda::planOneKernel1d(rs).og == 0 && cuda::chooseAlgorithm(rs) == cuda::Algorithm::kSeparable, "resampling 1D: separable");
-    // the test hook: forced where it can run, separable where it cannot
-    cuda::setAlgorithmOverride(2);
-    expect(cuda::makePlan(makeShape({37}, {7}), nullptr).algo == cuda::Algorithm::kOneKernel1D, "forced: 1D 37 m7 runs one kernel");
-    const cuda::Plan big = cuda::makePlan(makeShape({256}, {17}, 2, 512, 8), nullptr);
-    expect(big.algo == cuda::Algorithm::kSeparable && big.supported, "forced, beyond shared memory: separable");
-    expect(cuda::makePlan(makeShape({64, 64}, {12, 7}, 32, 64, 64), nullptr).algo == cuda::Algorithm::kSeparable, "forced, 2D: separable");
-    cuda::setAlgorithmOverride(-1);
-    // every plan the rule picks stays within the cap, for every group size
-    for (int64_t n : {1, 3, 8, 17, 64, 1000})
-        for (int64_t c : {1, 7, 64, 100})
-            for (int64_t S : {1, 2, 33, 256, 512, 2048}) {
-                const core::SpectralConvShape s = makeShape({S}, {S / 2 + 1}, n, c, c);
-                const cuda::OneKernel1dPlan o = cuda::planOneKernel1d(s);
-                if (o.og == 0) continue;
-                expect(o.smem <= cuda::kOneKernelSmemMax && o.og * o.groups >= c && o.og * (o.groups - 1) < c &&
-                           (o.mixParts == 1 || o.og * s.kept[0] * o.mixParts <= 256) && o.kp > s.kept[0],
-                       "one-kernel plan bounds: " + name(s));
-            }
-}
-
 void testResampling() {
     core::SpectralConvShape s = makeShape({24, 20}, {9, 6});
     s.outSpatial[0] = 12;
@@ -264,9 +211,9 @@ void testFusedLayer() {
     core::SpectralConvAttrs ab = makeAttrs({17}, {0});
     ab.activation = core::Activation::kGeluErf;
     const cuda::Plan pb = cuda::makePlan(b, &ab);
-    expect(pb.supported && pb.algo == cuda::Algorithm::kOneKernel1D && pb.sep.fwd[0].kind == PassKind::kR2C && pb.sep.fwd[0].pass.fft &&
+    expect(pb.supported && pb.algo == cuda::Algorithm::kSeparable && pb.sep.fwd[0].kind == PassKind::kR2C && pb.sep.fwd[0].pass.fft &&
                pb.sep.fwd[0].pass.fftRadices == 0,
-           "Burgers layer: one kernel; its separable fallback's radix-2 R2C first");
+           "Burgers layer: radix-2 R2C first");
     expect(pb.skipCoLaunch == cuda::kSkipCoLaunchDefault, "Burgers layer with a skip: co-launch as the default says");
     core::SpectralConvShape bPlain = makeShape({256}, {17}, 32, 64, 64);
     cuda::setSkipCoLaunchOverride(1);
@@ -693,7 +640,6 @@ int main() {
     const uint64_t seed = turbofno_test::testSeed();  // a number, "random", or unset (the fixed default)
     std::mt19937_64 rng(seed);
     testChoice();
-    testOneKernel1d();
     testChains();
     testResampling();
     testFusedLayer();

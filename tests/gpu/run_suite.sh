@@ -3,7 +3,7 @@
 #   build (tests/gpu/build.sh, skipped when build-gpu exists) -> test_cuda_kernel (C++, float64 reference)
 #   -> verify_kernel.py (every dtype / rank / layout vs the NumPy float64 oracle, NaN-poisoned outputs,
 #   CUDA-graph replay) -> compute-sanitizer memcheck + racecheck (+ synccheck) on test_cuda_kernel.
-#   The C++ test and the sanitizers run once per kernel path (TFNO_TEST_ALGO=auto|fused|separable|onekernel);
+#   The C++ test and the sanitizers run once per kernel path (TFNO_TEST_ALGO=auto|fused|separable);
 #   verify_kernel.py and the benchmark switch paths in-process (tfno_set_algo) and cover all.
 #   -> pytest tests/python/test_ort_cuda.py and test_ort_cuda_stress.py (concurrent sessions and user
 #   streams, bitwise equal to sequential runs), the stress test again under compute-sanitizer memcheck
@@ -38,7 +38,7 @@ export PYTHONUNBUFFERED=1
 export TURBOFNO_TEST_SEED=${TURBOFNO_TEST_SEED:-random}  # fresh random inputs per run; every test prints its seed
 # every kernel path: the planner's choice, the fused plane, the separable passes
 PARTS=${PARTS:-kernel ort}
-PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable" "onekernel:TFNO_TEST_ALGO=onekernel")
+PATHS=("auto:TFNO_TEST_ALGO=auto" "fused:TFNO_TEST_ALGO=fused" "separable:TFNO_TEST_ALGO=separable")
 [[ " $PARTS " == *" kernel "* ]] || PATHS=()
 for p in "${PATHS[@]}"; do
     step "test_cuda_kernel_${p%%:*}" env ${p#*:} build-gpu/tests/cpp/test_cuda_kernel
@@ -53,7 +53,7 @@ CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # sanitizers: every tool on the separable path, memcheck + racecheck on the planner's choice (the fused
 # plane for most 2D cases); each run bounded by SAN_TIMEOUT seconds (a timeout fails the step)
 SAN_TIMEOUT=${SAN_TIMEOUT:-200}
-IFS=";" read -ra SAN_RUNS <<< "${SAN_RUNS:-separable:memcheck racecheck synccheck initcheck;auto:memcheck racecheck;onekernel:memcheck racecheck initcheck}"
+IFS=';' read -ra SAN_RUNS <<< "${SAN_RUNS:-separable:memcheck racecheck synccheck initcheck;auto:memcheck racecheck}"
 [[ " $PARTS " == *" kernel "* ]] || SAN_RUNS=()
 for run in "${SAN_RUNS[@]}"; do
     p="${run%%:*}"

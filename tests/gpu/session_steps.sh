@@ -15,9 +15,6 @@
 #   STEP=ncu     tests/gpu/ncu_model.sh for NCU_MODELS (default: burgers 32 burgers 1)
 #   STEP=skip    tests/gpu/skip_tc_check.sh (skip GEMM tiles and the skip / R2C co-launch: accuracy, timing,
 #                memcheck, racecheck)
-#   STEP=onekernel  the one-kernel 1D layer: test_cuda_kernel on its path and the planner's, four
-#                sanitizers on its path, verify_kernel --quick (auto, onekernel), tune_variants --set one_kernel
-#                (plain and fused layers)
 #   STEP=layers  bench/gpu_bench.py and the fused-layer benchmark
 #   STEP=demo    turbofno demo --device cuda
 set -uo pipefail
@@ -102,26 +99,6 @@ case "${STEP:-kernel}" in
   skip)
     PYTHONPATH=$PWD/python:$PWD/tests/gpu:$PYTHONPATH timeout 560 bash tests/gpu/skip_tc_check.sh > "$OUT/skip_tc_check.log" 2>&1 || rc=$?
     grep -E "^=== |max rel_l2|layer ms|passed|FAILED|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/skip_tc_check.log" | tail -60 ;;
-  onekernel)
-    T=build-gpu/tests/cpp/test_cuda_kernel
-    for a in onekernel auto; do
-      TFNO_TEST_ALGO=$a timeout 120 $T > "$OUT/ok1_test_$a.log" 2>&1 || rc=$((rc + 1)); echo "test_cuda_kernel $a: $(tail -1 "$OUT/ok1_test_$a.log")"
-    done
-    for tool in memcheck racecheck initcheck synccheck; do
-      extra=(); [ "$tool" = racecheck ] && extra=(--racecheck-report all)
-      TFNO_TEST_ALGO=onekernel timeout 200 compute-sanitizer --tool $tool "${extra[@]}" --error-exitcode 9 $T > "$OUT/ok1_$tool.log" 2>&1 ||
-        rc=$((rc + 1))
-      echo "$tool: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/ok1_$tool.log" | tail -1) $(tail -1 "$OUT/ok1_$tool.log")"
-    done
-    timeout 300 python3 tests/gpu/verify_kernel.py --quick --paths auto,onekernel > "$OUT/ok1_verify.log" 2>&1 || rc=$((rc + 1))
-    grep -E "FAIL|passed" "$OUT/ok1_verify.log" | tail -8
-    for f in plain fused; do
-      flag=(); [ $f = fused ] && flag=(--fused)
-      timeout 240 python3 tests/gpu/tune_variants.py --set one_kernel --config bench/configs/gpu_tune_1d_small.json "${flag[@]}" \
-        --out "$OUT/tune_$f" > "$OUT/ok1_tune_$f.log" 2>&1 || rc=$((rc + 1))
-      cat "$OUT/tune_$f/tune_variants.md" 2>/dev/null || tail -5 "$OUT/ok1_tune_$f.log"
-    done
-    (cd "$OUT" && tar -czf onekernel_logs.tgz ok1_*.log tune_plain tune_fused && rm -rf ok1_*.log tune_plain tune_fused) ;;
   layers)
     python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
     tail -12 "$OUT/gpu_bench.log"

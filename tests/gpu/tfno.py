@@ -41,15 +41,13 @@ def lib():
 
 # Kernel paths the GPU scripts can force: (plugins/cuda/plan.h Algorithm, tensor cores in the
 # separable passes); -1: the planner's choice.
-PATHS = {"auto": (-1, -1), "fused": (0, -1), "separable": (1, -1), "separable-fma": (1, 0), "separable-tc": (1, 1),
-         "onekernel": (2, -1)}
+PATHS = {"auto": (-1, -1), "fused": (0, -1), "separable": (1, -1), "separable-fma": (1, 0), "separable-tc": (1, 1)}
 
 
 def set_path(path: str) -> None:
     """Forces the algorithm of the following launches: 'auto' (the planner), 'fused' (fused-plane
-    kernels), 'separable' (per-axis passes; '-fma' / '-tc' also force their products onto fp32 FMA
-    or 3xTF32 tensor cores) or 'onekernel' (small 1D layers in one kernel). A forced algorithm that
-    cannot run a shape falls back to separable (or to the fused plane where separable cannot run it)."""
+    kernels) or 'separable' (per-axis passes; '-fma' / '-tc' also force their products onto fp32 FMA
+    or 3xTF32 tensor cores). A forced algorithm that cannot run a shape falls back to the other one."""
     algo, tc = PATHS[path]
     lib().tfno_set_algo(algo)
     lib().tfno_set_pass_tc(tc)

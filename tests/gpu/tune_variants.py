@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|mix_flat_geom|split|fft|fft_algo|fft_long|one_kernel] [--config bench/configs/gpu.json] [--reps 10] [--out DIR] [--fused]
+    python3 tests/gpu/tune_variants.py [--set tc|pdl_ring|mix_flat|mix_flat_geom|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -15,10 +15,7 @@ plane vs the separable algorithm with FFT passes, and the planner (bench/configs
 has the models' layer shapes, gpu_tune_fft_mixed.json mixed-radix ones); `fft_long` = 1D layers with the
 DFT-as-GEMM passes, the row FFTs / DFT passes without the four-step long-axis FFT, the four-step FFT
 (fft_pass_long.cuh) forced, and the planner (bench/configs/gpu_tune_1d_long.json); `mix_flat_geom` = the flat
-mixing kernel at forced (batch items per thread, warps along o * Kall + m) and the planner; `one_kernel` = 1D
-layers separable vs in one kernel (one_kernel_1d.cuh) and the planner (bench/configs/gpu_tune_1d_small.json).
---fused: every layer is the fused layer act(K(x) + W_s x + b) with GELU (op version 2; PyTorch: the
-spectral conv + a 1x1 convolution + bias + GELU). Writes tune_variants.json / .md into --out.
+mixing kernel at forced (batch items per thread, warps along o * Kall + m) and the planner. Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -56,24 +53,9 @@ SETS = {
     "mix_flat_geom": {f"flat nb{nb} w{w}": ("auto", -1, -1, 1, -1, -1, -1, (nb, w))
                       for nb, w in ((1, 4), (1, 2), (1, 1), (2, 2), (2, 1), (4, 1), (8, 1))} | {
                       "planner": ("auto", -1, -1, -1, -1, -1, -1, (0, 0))},
-    "one_kernel": {"separable": ("separable", -1, -1, -1), "one kernel": ("onekernel", -1, -1, -1),
-                   "planner": ("auto", -1, -1, -1)},
     "fft_long": {"separable dft": ("separable", -1, -1, -1, -1, 0, 0), "no four-step": ("separable", -1, -1, -1, -1, -1, 0),
                  "four-step": ("separable", -1, -1, -1, -1, -1, 1), "planner": ("auto", -1, -1, -1, -1, -1, -1)},
 }
-
-
-def fuse_case(c):
-    """Turns make_case's plain layer into the fused layer gelu(K(x) + b + W_s x) (op version 2): the
-    reference (float64) and PyTorch's function (spectral conv, 1x1 convolution, add, GELU) follow; returns W_s."""
-    torch.manual_seed(1)
-    ws = torch.randn(c.C, c.C, device="cuda") / c.C ** 0.5
-    pointwise = "oi,ni...->no..."
-    with torch.no_grad():
-        c.ref = torch.nn.functional.gelu(c.ref + torch.einsum(pointwise, ws.double(), c.x.double()))
-    plain = c.torch_fn
-    c.torch_fn = lambda: torch.nn.functional.gelu(plain() + torch.einsum(pointwise, ws, c.x))
-    return ws
 
 
 def main():
@@ -82,7 +64,6 @@ def main():
     ap.add_argument("--config", default=str(ROOT / "bench" / "configs" / "gpu.json"))
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--out", default=".")
-    ap.add_argument("--fused", action="store_true", help="time the fused layer (skip weight, bias, GELU)")
     args = ap.parse_args()
     cfg = json.loads(Path(args.config).read_text())
     iters, warm, R = 50, 10, args.reps
@@ -91,12 +72,9 @@ def main():
     for spec in cfg["shapes"]:
         c = make_case(spec)
         x, w, b = c.x, c.w, c.b
-        skip = None
-        if args.fused:
-            skip = fuse_case(c)
         with torch.no_grad():
             r = dict(shape=c.label, torch_graph_ms=graph_bench(c.torch_fn, R, iters, warm))
-        layer = Layer(x.shape, w.shape, True, c.low, c.high, has_skip=args.fused, activation=1 if args.fused else 0)
+        layer = Layer(x.shape, w.shape, True, c.low, c.high)
         y = torch.empty_like(x)
         for tag, (path, pdl, ring, flat, *extra) in variants.items():
             set_path(path)
@@ -104,11 +82,11 @@ def main():
                        fft_pass=extra[1] if len(extra) > 1 else -1, fft_long=extra[2] if len(extra) > 2 else -1,
                        mix_flat_geometry=extra[3] if len(extra) > 3 else (0, 0))
             y.fill_(float("nan"))
-            layer(x, w, b, y, skip=skip)
+            layer(x, w, b, y)
             torch.cuda.synchronize()
             r[f"{tag}_err"] = rel(y, c.ref)
-            r[f"{tag}_ms"] = graph_bench(lambda: layer(x, w, b, y, skip=skip), R, iters, warm)
-            g = graph_of(lambda: layer(x, w, b, y, skip=skip))
+            r[f"{tag}_ms"] = graph_bench(lambda: layer(x, w, b, y), R, iters, warm)
+            g = graph_of(lambda: layer(x, w, b, y))
             r[f"{tag}_1call_ms"] = bench(g.replay, iters, warm)
             del g
         set_path("auto")
@@ -119,8 +97,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     (out / "tune_variants.json").write_text(json.dumps(rows, indent=1))
     head = "| shape | torch graph | " + " | ".join(variants) + " | best vs torch | max err |"
-    kind = "fused layers (skip, bias, GELU)" if args.fused else "layers"
-    lines = [f"Per-layer ms ({kind}), CUDA graph of {R} back-to-back calls (/ {R}); 1-call graph in parentheses.", "", head,
+    lines = [f"Per-layer ms, CUDA graph of {R} back-to-back calls (/ {R}); 1-call graph in parentheses.", "", head,
              "|" + "---|" * (len(variants) + 4)]
     for r in rows:
         cells = [f"{r[f'{t}_ms']:.4f} ({r[f'{t}_1call_ms']:.4f})" for t in variants]

@@ -6,14 +6,13 @@ inputs), d = 1, 2, 3, dense / separable, bias on / off, every norm, odd and non-
 the benchmark shapes; y is NaN-poisoned before each launch and every element must come back finite;
 a CUDA-graph capture of the launch must replay to the same result on new data.
 Every kernel path is checked by default (--paths): the planner's choice (auto), the fused-plane
-kernels (fused), the separable passes (separable) and the one-kernel 1D layer (onekernel; shapes it
-cannot run fall back to separable).
+kernels (fused) and the separable passes (separable).
 With --skip-gemm 1,2,3,0, only the fused layer's 1x1 skip GEMM instead: tensor cores forced on (1: the
 launcher's tile; 2 / 3: the 32- / 128-point tile forced) and off (0) (tfno.set_tuning skip_tc), each with
 --skip-colaunch's modes (the skip GEMM and a radix-2 R2C in one grid: 1 on, 0 off, -1 the planner's),
 odd channel counts and point counts, once with the spectral weight zero
 (y = skip x exactly: the GEMM's own error) and once as a whole layer (bias, GELU).
-Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable,onekernel]
+Run on the GPU machine: python3 tests/gpu/verify_kernel.py [--quick] [--paths auto,fused,separable]
 [--skip-gemm 1,2,3,0 [--skip-colaunch 1,0]] (exit code 1 on any failure)
 """
 from __future__ import annotations
@@ -67,9 +66,7 @@ SHAPES = [
     ((48, 48, 48), [12, 12, 12], [12, 12, 0], 1, 4, 4),   # 3D benchmark geometry, small channels
     ((17, 31, 23), [5, 7, 9], [4, 8, 0], 2, 3, 5),        # 3D odd / prime
     ((3, 200, 5), [1, 50, 3], [1, 49, 0], 2, 2, 3),       # 3D long middle axis, p + q < S
-    ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups; one kernel: groups of 4
-    ((256,), [17], [0], 32, 64, 64),           # the Burgers layer: one kernel with groups of 16 outputs
-    ((600,), [20], [0], 1, 8, 6),              # one kernel: more points than threads
+    ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups
     ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels
     ((8,), [5], [0], 3, 4, 5),                 # FFT passes (fft_pass.cuh): the shortest axis, Nyquist kept
     ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis (one line per block, 82 KB), every bin
@@ -120,8 +117,6 @@ FUSED = [
     ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
     ((10, 64), [3, 17], [2, 0], 1),              # FFT C2R epilogue: skip + GELU
     ((256,), [33], [0], 3),                      # 1D FFT C2R epilogue: skip + ReLU
-    ((256,), [17], [0], 1),                      # the Burgers layer's modes, skip + GELU (one kernel)
-    ((33,), [17], [0], 4),                       # odd S, every bin, skip + SiLU (one kernel)
     ((6, 360), [3, 41], [2, 0], 5),              # mixed-radix FFT C2R epilogue: skip + tanh
 ]
 
@@ -232,7 +227,7 @@ def skip_gemm_check(rng, modes: list[int], quick: bool, colaunch: list[int]) -> 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer layouts (for sanitizer runs)")
-    ap.add_argument("--paths", default="auto,fused,separable,onekernel", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
+    ap.add_argument("--paths", default="auto,fused,separable", help="kernel paths to verify (tests/gpu/tfno.py PATHS)")
     ap.add_argument("--mix-flat", default="-1", metavar="MODES",
                     help="mixing kernel per run of the plan: -1 the planner's, 1 flat, 0 tiled, e.g. 1,0 (every path each)")
     ap.add_argument("--fft-pass", default="-1", metavar="MODES",
