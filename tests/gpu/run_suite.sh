@@ -33,7 +33,8 @@ step() {  # step NAME CMD...
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
     /usr/local/cuda/bin/nvcc --version | tail -1
 } | tee "$LOG"
-step build bash tests/gpu/build.sh  # incremental: quick when build-gpu is up to date
+# incremental: quick when build-gpu is up to date; PREBUILT=1: build-gpu holds binaries built elsewhere
+[ "${PREBUILT:-0}" = 1 ] || step build bash tests/gpu/build.sh
 export PYTHONUNBUFFERED=1
 export TURBOFNO_TEST_SEED=${TURBOFNO_TEST_SEED:-random}  # fresh random inputs per run; every test prints its seed
 # every kernel path: the planner's choice, the fused plane, the separable passes

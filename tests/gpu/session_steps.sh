@@ -10,12 +10,13 @@
 #   STEP=pdl     the TURBOFNO_PDL_TRIGGER_AT_START experiment: model bench (MODELS, default burgers darcy)
 #                on the default build and on build-gpu-early
 #   PREBUILT=1   skip the builds (build-gpu, build-gpu-early carried in, built elsewhere)
+#   TRT=0        STEP=kernel without the TensorRT harness (it builds its own library on the device)
 #   STEP=ab      model bench of build-gpu and of AB_DIR (AB_LABEL) in one run (MODELS), + the burgers profile
 #   STEP=mlp     test_cuda_mlp full, memcheck + racecheck (--quick), --bench (and MLP_OLD --bench: same run)
 #   STEP=ncu     tests/gpu/ncu_model.sh for NCU_MODELS (default: burgers 32 burgers 1)
 #   STEP=skip    tests/gpu/skip_tc_check.sh (skip GEMM tiles and the skip / R2C co-launch: accuracy, timing,
 #                memcheck, racecheck)
-#   STEP=layers  bench/gpu_bench.py and the fused-layer benchmark
+#   STEP=layers  bench/gpu_bench.py (BENCH_PATHS, BENCH_CONFIG, BENCH_ARGS) and the fused-layer benchmark (FUSED=0: skipped)
 #   STEP=demo    turbofno demo --device cuda
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -49,9 +50,11 @@ case "${STEP:-kernel}" in
     PARTS=kernel VERIFY_ARGS="--quick --paths auto,fused,separable" SAN_RUNS="separable:memcheck racecheck;auto:memcheck racecheck" \
       OUT=$OUT/suite timeout 420 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1 || rc=$?
     grep -E "^=== .*rc=|suite done|passed|FAIL" "$OUT/suite/gpu_suite.log" | grep -v "^ok" | tail -40
-    mkdir -p "$OUT/trt"  # builds build-trt-gpu, runs the harness (CPU + GPU enqueue of both ops) and its sanitizers
-    OUT=$OUT/trt timeout 240 bash tests/gpu/run_trt_harness.sh > "$OUT/trt/console.log" 2>&1 || rc=$((rc + 1))
-    tail -15 "$OUT/trt/console.log"
+    mkdir -p "$OUT/trt"  # builds build-trt-gpu, runs the harness (CPU + GPU enqueue of both ops) and its sanitizers (TRT=0: skipped)
+    if [ "${TRT:-1}" = 1 ]; then
+      OUT=$OUT/trt timeout 240 bash tests/gpu/run_trt_harness.sh > "$OUT/trt/console.log" 2>&1 || rc=$((rc + 1))
+      tail -15 "$OUT/trt/console.log"
+    fi
     timeout 120 build-gpu/tests/cpp/test_cuda_mlp --bench > "$OUT/mlp_bench.log" 2>&1 || rc=$((rc + 1))
     cp "$OUT/suite/gpu_suite.log" "$OUT/" 2>/dev/null
     tar -czf "$OUT/kernel_logs.tgz" -C "$OUT" suite trt && rm -rf "$OUT/suite" "$OUT/trt" ;;
@@ -100,7 +103,8 @@ case "${STEP:-kernel}" in
     PYTHONPATH=$PWD/python:$PWD/tests/gpu:$PYTHONPATH timeout 560 bash tests/gpu/skip_tc_check.sh > "$OUT/skip_tc_check.log" 2>&1 || rc=$?
     grep -E "^=== |max rel_l2|layer ms|passed|FAILED|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/skip_tc_check.log" | tail -60 ;;
   layers)
-    python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" > "$OUT/gpu_bench.log" 2>&1 || rc=$?
+    python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" ${BENCH_CONFIG:+--config $BENCH_CONFIG} \
+      ${BENCH_ARGS:-} > "$OUT/gpu_bench.log" 2>&1 || rc=$?
     tail -12 "$OUT/gpu_bench.log"
     [ "${FUSED:-1}" = 1 ] && timeout 200 python3 bench/fused_layer_bench.py --device cuda --out "$OUT/fused-cuda" > "$OUT/fused_layer.log" 2>&1
     tail -12 "$OUT/fused_layer.log" 2>/dev/null ;;
