@@ -11,6 +11,7 @@
 #   carry .xfer/ortx0:  mkdir -p /tmp/parts && mv .xfer/ortx0 /tmp/parts/
 #   carry .xfer/ortx1:  mv .xfer/ortx1 /tmp/parts/ && mkdir -p /tmp/ortgpu && cat /tmp/parts/ortx? | xz -dc | tar -C /tmp/ortgpu -xf -
 #   carry .device:      mkdir -p build-gpu/ort_op build-gpu/tests/cpp && gunzip -c .device/libturbofno_ort.so.gz > build-gpu/ort_op/libturbofno_ort.so ...
+#                       and cp .device/turbofno_build_info.json build-gpu/ort_op/ (else the CUDA-EP tests skip)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WHEEL=${1:-$(ls ~/.cache/turbofno-device/onnxruntime_gpu-1.31.1-*.whl 2>/dev/null | head -1)}
@@ -30,4 +31,6 @@ for f in ort_op/libturbofno_ort.so libtfno_capi.so tests/cpp/test_cuda_kernel te
   python3 tests/gpu/fatbin_sm90_only.py /tmp/pack_$n > /dev/null
   gzip -9 -c /tmp/pack_$n > .device/$n.gz; rm /tmp/pack_$n
 done
+# the ORT library's build info (the CUDA-EP tests run only where it says the library has CUDA ops)
+cp build-gpu/ort_op/turbofno_build_info.json .device/
 ls -la .xfer .device

@@ -73,6 +73,10 @@ if [[ " $PARTS " != *" ort "* ]]; then
     echo "=== ort steps: not in PARTS=$PARTS" | tee -a "$LOG"
 elif python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
+    # the CUDA-EP tests skip themselves when the library's build info says it has no CUDA ops (CPU builds):
+    # here that would only hide a wrong library (or a carried .so without its turbofno_build_info.json)
+    step ort_library_has_cuda_ops python3 -c "import sys, turbofno; from turbofno._info import build_info; \
+info = build_info(turbofno.get_library_path('ort')) or {}; print(turbofno.get_library_path('ort'), info); sys.exit(0 if info.get('ort_cuda_ops') else 1)"
     step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py
     # every other test with a CUDA-EP part (fused layer, resampling, TF32 default, devices, dynamic axes);
     # the exporter ones need neuraloperator importable
