@@ -73,10 +73,10 @@ if [[ " $PARTS " != *" ort "* ]]; then
     echo "=== ort steps: not in PARTS=$PARTS" | tee -a "$LOG"
 elif python3 -c "import onnxruntime as o; o.preload_dlls(); assert 'CUDAExecutionProvider' in o.get_available_providers()" 2>/dev/null; then
     export TURBOFNO_LIB_DIR=$PWD/build-gpu PYTHONPATH=$PWD/python:${PYTHONPATH:-}
-    # the CUDA-EP tests skip themselves when the library's build info says it has no CUDA ops (CPU builds):
+    # the CUDA-EP tests skip themselves where conftest.cuda_skip_reason gives a reason (CPU builds, no GPU):
     # here that would only hide a wrong library (or a carried .so without its turbofno_build_info.json)
-    step ort_library_has_cuda_ops python3 -c "import sys, turbofno; from turbofno._info import build_info; \
-info = build_info(turbofno.get_library_path('ort')) or {}; print(turbofno.get_library_path('ort'), info); sys.exit(0 if info.get('ort_cuda_ops') else 1)"
+    step ort_cuda_tests_would_run python3 -c "import sys; sys.path.insert(0, 'tests/python'); import conftest; \
+r = conftest.cuda_skip_reason(); print(r or 'the CUDA-EP tests run'); sys.exit(1 if r else 0)"
     step ort_cuda python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_ort_cuda.py
     # every other test with a CUDA-EP part (fused layer, resampling, TF32 default, devices, dynamic axes);
     # the exporter ones need neuraloperator importable
