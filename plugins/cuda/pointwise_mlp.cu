@@ -138,6 +138,7 @@ __device__ __forceinline__ void prefetchL2(const void* p) {
 #include "pointwise_mlp_tc_persistent.cuh"  // its persistent, weights-resident form
 #include "pointwise_mlp_tc64.cuh"  // pointwiseMlpTc64Kernel, launchMlpTc64: the small-grid TC kernel
 #include "pointwise_mlp_thread.cuh"  // pointwiseMlpThreadKernel, launchMlpThread: one point per thread (Cin, Cout <= 64)
+#include "pointwise_mlp_small.cuh"  // pointwiseMlpSmallKernel, launchMlpSmall: small grids, weights resident, FMA
 namespace turbofno {
 namespace cuda {
 
@@ -412,13 +413,15 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
 
 constexpr int64_t kMlpTc64FromPoints = 256, kMlpTc64UpToPoints = 16384;  // N * P range of the small-grid TC kernel
 constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
+constexpr int64_t kMlpSmallUpToPoints = 16384;                             // N * P up to which the small-grid FMA kernel runs
 constexpr int kMlpThMaxBuckets = 68;  // the per-point kernel's Cin + Cout buckets (4/64, 32/32, 64/4 and smaller)
-enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3 };
+enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3, kSmall = 4 };
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core
 // kernel (pointwise_mlp_tc.cuh), 2 the small-grid tensor-core kernel (pointwise_mlp_tc64.cuh), 3 the
-// per-point kernel (pointwise_mlp_thread.cuh; where it cannot take the call, the automatic choice).
+// per-point kernel (pointwise_mlp_thread.cuh), 4 the small-grid FMA kernel (pointwise_mlp_small.cuh);
+// where a forced 3 or 4 cannot take the call, the automatic choice.
 std::atomic<int> gMlpTcOverride{-1};
-void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 3 ? mode : -1); }
+void setMlpTcOverride(int mode) { gMlpTcOverride.store(mode >= 0 && mode <= 4 ? mode : -1); }
 void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 32 || bm == 64 ? bm : 0); }
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
@@ -444,8 +447,12 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 //  - else the FMA kernel (fewer than 256 points: untimed; 16k..32k points: untimed gap).
 MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
-    if (forced >= 0 && (forced != static_cast<int>(MlpKernel::kThread) || mlpThreadFits(a))) return static_cast<MlpKernel>(forced);
+    const bool forcedFits = forced == static_cast<int>(MlpKernel::kThread) ? mlpThreadFits(a)
+                            : forced == static_cast<int>(MlpKernel::kSmall) ? mlpSmallFits(a)
+                                                                             : true;
+    if (forced >= 0 && forcedFits) return static_cast<MlpKernel>(forced);
     const int64_t points = batch * a.P;
+    if (points <= kMlpSmallUpToPoints && mlpSmallFits(a)) return MlpKernel::kSmall;
     if (points >= kMlpTcFromPoints && mlpThreadFits(a) && mlpThBucket(a.cin) + mlpThBucket(a.cout) <= kMlpThMaxBuckets) return MlpKernel::kThread;
     if (points >= kMlpTcFromPoints) return (a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a))) ? MlpKernel::kTc : MlpKernel::kFma;
     if (points >= kMlpTc64FromPoints && points <= kMlpTc64UpToPoints) return MlpKernel::kTc64;
@@ -460,6 +467,7 @@ cudaError_t launchMlpTyped(const MlpArgs& a, int64_t batch, cudaStream_t stream)
     if (kernel == MlpKernel::kTc) return launchMlpTc<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kTc64) return launchMlpTc64<T>(a, batch, smCount, stream);
     if (kernel == MlpKernel::kThread) return launchMlpThread<T>(a, batch, smCount, stream);
+    if (kernel == MlpKernel::kSmall) return launchMlpSmall<T>(a, batch, smCount, stream);
     switch (chooseMlpRows(batch, a.cin, a.ch, a.cout, a.P, smCount)) {
         case 1: return launchMlp<T, 1>(a, batch, stream);
         case 2: return launchMlp<T, 2>(a, batch, stream);

@@ -6,7 +6,9 @@
 // CUDA-graph replay equal to the stream launch, PDL on and off, and bad-call error codes. Every case
 // runs with each kernel forced (setMlpTcOverride): the per-point kernel ("THREAD ",
 // pointwise_mlp_thread.cuh, the default where it fits; else the automatic choice), the tensor-core
-// kernels ("TC ..." pointwise_mlp_tc.cuh, "TC64 ") and the FMA kernel ("FMA "), at the same tolerances.
+// kernels ("TC ..." pointwise_mlp_tc.cuh, "TC64 "), the small-grid FMA kernel ("SMALL ...",
+// pointwise_mlp_small.cuh, each tile; where it cannot take a shape, the automatic choice) and the FMA
+// kernel ("FMA "), at the same tolerances.
 // Prints "SKIPPED: no CUDA device" and exits 77 where no GPU exists (ctest: Skipped).
 //
 //   test_cuda_mlp            the full check (exit 1 on any failure)
@@ -38,7 +40,7 @@ namespace turbofno {
 namespace cuda {
 void setPdlOverride(int mode);      // plugins/cuda/pdl.cuh: -1 automatic, 0 off, 1 on
 void setMlpRowsOverride(int om);   // plugins/cuda/pointwise_mlp.cu: 0 automatic, 1 / 2 / 4 / 8 rows per thread (FMA kernel)
-void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel, 3 the per-point kernel
+void setMlpTcOverride(int mode);   // plugins/cuda/pointwise_mlp.cu: -1 automatic, 0 FMA, 1 TC kernel, 2 the 64-point TC kernel, 3 the per-point kernel, 4 the small-grid FMA kernel
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 }  // namespace cuda
@@ -451,6 +453,7 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
     };
     const B shapes[] = {
         {"channel MLP 64/32/64 2D 64x64", 64, 32, 64, 4096, true},
+        {"channel MLP 64/32/64 2D 128x128 (tfno)", 64, 32, 64, 16384, true},
         {"channel MLP 1D 256", 64, 32, 64, 256, true},
         {"channel MLP 32/16/32 2D 64x64 (darcy)", 32, 16, 32, 4096, true},
         {"channel MLP Ch256 2D 64x64", 64, 256, 64, 4096, true},
@@ -464,7 +467,7 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
     };
     const double kBandwidth = 4.11e12;
     std::printf("%-32s %4s %-5s %10s %10s %9s %8s  %s\n", "shape", "N", "type", "us/launch", "floor us", "floor/t", "TFLOP/s",
-                "forced: TC / TC64 (auto tile; 32, 64 points forced) / FMA / THREAD us | TC with output tile BM: us | FMA with OM (rows per thread): us");
+                "forced: TC / TC64 (auto tile; 32, 64 points forced) / SMALL (auto; 16, 32, 64 points) / FMA / THREAD us | TC with output tile BM: us | FMA with OM (rows per thread): us");
     for (const B& s : shapes)
         for (int64_t n : {int64_t{1}, int64_t{32}})
             for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
@@ -527,13 +530,21 @@ void bench(const std::string& only = "", int64_t onlyN = 0) {
                 cuda::setMlpTcTileOverride(64);
                 const double usTc64Tp64 = timeLaunches(p, st);
                 cuda::setMlpTcTileOverride(0);
+                cuda::setMlpTcOverride(4);
+                const double usSmall = timeLaunches(p, st);
+                double usSmallTp[3];
+                for (int i = 0; i < 3; ++i) {
+                    cuda::setMlpTcTileOverride(16 << i);
+                    usSmallTp[i] = timeLaunches(p, st);
+                }
+                cuda::setMlpTcTileOverride(0);
                 cuda::setMlpTcOverride(0);
                 const double usFma = timeLaunches(p, st);
                 cuda::setMlpTcOverride(3);
                 const double usThread = timeLaunches(p, st);
-                char tv[160];
-                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f (TP32 %.2f, TP64 %.2f) FMA:%.2f THREAD:%.2f | TC BM", usTc, usTc64,
-                              usTc64Tp32, usTc64Tp64, usFma, usThread);
+                char tv[240];
+                std::snprintf(tv, sizeof tv, "TC:%.2f TC64:%.2f (TP32 %.2f, TP64 %.2f) SMALL:%.2f (TP16 %.2f, TP32 %.2f, TP64 %.2f) FMA:%.2f THREAD:%.2f | TC BM",
+                              usTc, usTc64, usTc64Tp32, usTc64Tp64, usSmall, usSmallTp[0], usSmallTp[1], usSmallTp[2], usFma, usThread);
                 std::string variants = tv;
                 cuda::setMlpTcOverride(1);
                 for (int bm : {16, 32, 64}) {
@@ -588,6 +599,7 @@ void runTests(bool quick, bool tc, std::mt19937_64& rng) {
         {1, 3, 128, 64, 4099},  {2, 4, 128, 64, 256},  {2, 64, 32, 64, 4096}, {1, 64, 32, 64, 4099}, {2, 64, 128, 1, 4096},
         {1, 32, 16, 32, 1000},  {1, 64, 256, 64, 300}, {2, 512, 16, 300, 4099}, {1, 65, 33, 9, 131}, {2, 130, 70, 17, 127},
         {1, 128, 64, 128, 128}, {3, 9, 31, 33, 1},     {1, 200, 40, 8, 5},    {1, 17, 96, 16, 2048},
+        {32, 64, 32, 64, 256},  {8, 64, 128, 1, 256},  {5, 2, 128, 64, 250},  // Burgers' channel MLP, projection, lifting
     };
     // rows per thread: the launcher's choice (0), and each kernel variant forced (fp32: all; half
     // types: 8, the variant of the large-batch channel MLP; 1 is the register-GEMM2 variant)
@@ -674,7 +686,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {2, 32, "TC64 TP32 ", -1}, {2, 64, "TC64 TP64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {2, 32, "TC64 TP32 ", -1}, {2, 64, "TC64 TP64 ", -1}, {4, 0, "SMALL ", -1}, {4, 16, "SMALL TP16 ", -1}, {4, 32, "SMALL TP32 ", -1}, {4, 64, "SMALL TP64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         cuda::setMlpTcOverride(k.tc);
         cuda::setMlpTcTileOverride(k.bm);

@@ -40,7 +40,7 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
 namespace turbofno {
 namespace cuda {
 void setMlpRowsOverride(int om);
-void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh), 2 pointwise_mlp_tc64.cuh, 3 pointwise_mlp_thread.cuh
+void setMlpTcOverride(int mode);  // -1 automatic, 0 FMA kernel, 1 tensor-core kernel (pointwise_mlp_tc.cuh), 2 pointwise_mlp_tc64.cuh, 3 pointwise_mlp_thread.cuh, 4 pointwise_mlp_small.cuh
 void setMlpTcTileOverride(int bm);  // 0 automatic, 16 / 32 / 64: the TC kernel's output tile (non-persistent)
 void setMlpTcPersistOverride(int mode);  // -1 automatic, 0: never the persistent TC kernel
 extern long long gEmuBlocks;
@@ -204,6 +204,9 @@ void runTileCases(std::mt19937_64& rng) {
     // the persistent form: more work items (batch item x 128 points) than blocks (2 per "SM", 3 SMs here)
     run(4, 16, 24, 20, 256, 1, 0, true, true, true, true, f32, 0, false, false, rng);     // 8 items
     run(3, 8, 40, 9, 384, 2, 3, true, true, true, true, f32, 0, true, false, rng);        // 9 items, 2 hidden chunks, in place
+    // pointwise_mlp_small.cuh: Cout <= 4 (GEMM2 from registers) in place with a ragged last tile; Ch past one warp tile
+    run(2, 10, 45, 3, 77, 2, 4, true, true, true, true, f32, 0, true, false, rng);
+    run(1, 2, 128, 64, 100, 1, 0, true, true, false, false, f32, 0, false, false, rng);   // burgers lifting, ragged
 }
 
 void runAll(bool quick, std::mt19937_64& rng) {
@@ -242,7 +245,7 @@ int main(int argc, char** argv) {
         int tc, bm;
         const char* tag;
         int persist;
-    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {2, 32, "TC64 TP32 ", -1}, {2, 64, "TC64 TP64 ", -1}, {0, 0, "FMA ", -1}};
+    } kernels[] = {{3, 0, "THREAD ", -1}, {1, 0, "TC ", -1}, {1, 0, "TC non-persistent ", 0}, {1, 32, "TC BM32 ", -1}, {1, 64, "TC BM64 ", -1}, {2, 0, "TC64 ", -1}, {2, 32, "TC64 TP32 ", -1}, {2, 64, "TC64 TP64 ", -1}, {4, 0, "SMALL ", -1}, {4, 16, "SMALL TP16 ", -1}, {4, 32, "SMALL TP32 ", -1}, {4, 64, "SMALL TP64 ", -1}, {0, 0, "FMA ", -1}};
     for (const auto& k : kernels) {
         gTag = k.tag;
         cuda::setMlpTcOverride(k.tc);

@@ -13,7 +13,7 @@ CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 cp tests/gpu/mlp_host_emu/{shim.h,pdl.cuh,smem_limit.h,mma_tf32.cuh} "$D"/
-cp plugins/cuda/common.cuh plugins/cuda/sm_count.h plugins/cuda/static_switch.h plugins/cuda/pointwise_mlp_tc.cuh plugins/cuda/pointwise_mlp_tc_persistent.cuh plugins/cuda/pointwise_mlp_tc64.cuh plugins/cuda/pointwise_mlp_thread.cuh "$D"/
+cp plugins/cuda/common.cuh plugins/cuda/sm_count.h plugins/cuda/static_switch.h plugins/cuda/pointwise_mlp_tc.cuh plugins/cuda/pointwise_mlp_tc_persistent.cuh plugins/cuda/pointwise_mlp_tc64.cuh plugins/cuda/pointwise_mlp_thread.cuh plugins/cuda/pointwise_mlp_small.cuh "$D"/
 cp plugins/cuda/pointwise_mlp.cu "$D"/pointwise_mlp.cpp
 FLAGS="-O2 -DTFNO_MLP_HOST_EMU"
 [ "${TSAN:-0}" = 1 ] && FLAGS="-O1 -g -fsanitize=thread -DTFNO_MLP_HOST_EMU"
