@@ -413,7 +413,6 @@ int chooseMlpRows(int64_t batch, int cin, int ch, int cout, int P, int smCount) 
 
 constexpr int64_t kMlpTc64FromPoints = 256, kMlpTc64UpToPoints = 16384;  // N * P range of the small-grid TC kernel
 constexpr int64_t kMlpTcFromPoints = 32768;                                // N * P from which the 128-point one runs
-constexpr int64_t kMlpSmallUpToPoints = 16384;                             // N * P up to which the small-grid FMA kernel runs
 constexpr int kMlpThMaxBuckets = 68;  // the per-point kernel's Cin + Cout buckets (4/64, 32/32, 64/4 and smaller)
 enum class MlpKernel { kFma = 0, kTc = 1, kTc64 = 2, kThread = 3, kSmall = 4 };
 // Test hook (tests/cpp/test_cuda_mlp.cu): -1 automatic, 0 forces the FMA kernel, 1 the tensor-core
@@ -426,6 +425,14 @@ void setMlpTcTileOverride(int bm) { gMlpTcTileOverride.store(bm == 16 || bm == 3
 void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ? 0 : -1); }
 
 // Which kernel, by N * P:
+//  - fewer than 32768 points, Cin and Cout <= 64 and the weights + tiles within the shared-memory
+//    budget: the small-grid FMA kernel (pointwise_mlp_small.cuh). Measured at 07fc934
+//    (tests/gpu/logs/mlp_small_s16/mlp_bench_07fc934.log, us, its best tile vs the 3xTF32 small-grid
+//    kernel pointwise_mlp_tc64.cuh): 1 x 256 points (burgers b1) 64/32/64 5.6 vs 7.6, lifting 2/128/64
+//    6.9 vs 10.8, projection 64/128/1 7.1 vs 12.5; 32 x 256 points 64/32/64 8.1 vs 8.9, lifting 10.5 vs
+//    14.4, projection 10.9 vs 16.2; 4096 points darcy 32/16/32 5.4 vs 5.7, 3/64/32 6.5 vs 6.1 (the one
+//    loss), 32/64/1 6.2 vs 6.4, 64/128/1 8.6 vs 12.8; 16384 points 64/32/64 11.0 vs 14.2. 16k..32k
+//    points: untimed (between the last two measured regimes).
 //  - >= 32768 points with Cin and Cout buckets (pointwise_mlp_thread.cuh: 4, 16, 32, 64) adding up to
 //    <= 68 and the weights within 48 KB: the per-point kernel. Measured at e4606da
 //    (tests/gpu/logs/mlp_thread_s11, us at N = 32 x 4096 points, per-point vs the best other kernel):
@@ -439,12 +446,10 @@ void setMlpTcPersistOverride(int mode) { gMlpTcPersistOverride.store(mode == 0 ?
 //    channel MLP 32/16/32 44.0 vs 48.2, lifting 3/64/32 56.1 vs 58.5, projection 32/64/1 52.0 vs
 //    55.1, lifting 3/128/64 123.5 vs 145.7, 64/256/64 382 vs 423, 64/32/64 90.1 vs 89.1, projection
 //    64/128/1 150.4 vs 141.0.
-//  - 256..16384 points: the small-grid TC kernel (pointwise_mlp_tc64.cuh), 32-point tiles where 64-point
-//    ones give fewer than two blocks per SM. Measured in this session (tests/gpu/logs/mlp_tc64_tp32,
-//    us, small-grid kernel vs FMA): 1 x 256 points (burgers b1) 64/32/64 7.5 vs 9.3, lifting 2/128/64
-//    10.6 vs 17.3, projection 64/128/1 12.2 vs 27.3; 32 x 256 points 64/32/64 8.7 vs 13.0, lifting
-//    14.1 vs 24.6, projection 16.0 vs 28.2; 4096 points darcy 32/16/32 5.5 vs 8.2, 3/64/32 5.9 vs 10.4.
-//  - else the FMA kernel (fewer than 256 points: untimed; 16k..32k points: untimed gap).
+//  - small grids the small-grid FMA kernel cannot take (Cin or Cout > 64, large weights): 256..16384
+//    points the small-grid TC kernel (pointwise_mlp_tc64.cuh; 32-point tiles where 64-point ones give
+//    fewer than two blocks per SM; 1 x 4096 points 64/256/64 26.4 us in the 07fc934 log above),
+//    else the FMA kernel (untimed).
 MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
     const int forced = gMlpTcOverride.load();
     const bool forcedFits = forced == static_cast<int>(MlpKernel::kThread) ? mlpThreadFits(a)
@@ -452,7 +457,7 @@ MlpKernel chooseMlpKernel(const MlpArgs& a, int64_t batch, size_t elemBytes) {
                                                                              : true;
     if (forced >= 0 && forcedFits) return static_cast<MlpKernel>(forced);
     const int64_t points = batch * a.P;
-    if (points <= kMlpSmallUpToPoints && mlpSmallFits(a)) return MlpKernel::kSmall;
+    if (points < kMlpTcFromPoints && mlpSmallFits(a)) return MlpKernel::kSmall;
     if (points >= kMlpTcFromPoints && mlpThreadFits(a) && mlpThBucket(a.cin) + mlpThBucket(a.cout) <= kMlpThMaxBuckets) return MlpKernel::kThread;
     if (points >= kMlpTcFromPoints) return (a.cout > 8 || (elemBytes == 4 && mlpTcPersistentFits(a))) ? MlpKernel::kTc : MlpKernel::kFma;
     if (points >= kMlpTc64FromPoints && points <= kMlpTc64UpToPoints) return MlpKernel::kTc64;

@@ -263,19 +263,21 @@ __global__ void __launch_bounds__(mlpsmall::kThreads) pointwiseMlpSmallKernel(co
     });
 }
 
-// Tile: the largest of 64 / 32 points that gives at least two blocks per SM, else 16 (sm_count.h), and
-// within the shared-memory budget (else the next smaller). Test hook: gMlpTcTileOverride 16 / 32 / 64.
+// Tile: 32 points, 16 where 32-point tiles give fewer than one block per two SMs, 64 from three
+// 32-point blocks per SM on; the next smaller one beyond the shared-memory budget. Measured on the
+// H200 (tests/gpu/logs/mlp_small_s16/mlp_bench_07fc934.log, us, TP 16 / 32 / 64): 256 points (Burgers
+// b1) 64/32/64 5.6 / 6.3 / 8.3, projection 7.1 / 8.2 / 8.2; 8192 points (b32) 64/32/64 13.0 / 8.1 / 8.8,
+// lifting 2/128/64 15.1 / 10.5 / 12.0, projection 16.8 / 10.9 / 10.9; 4096 points (darcy b1) 32/16/32
+// 5.6 / 5.4 / 5.8; 16384 points 64/32/64 25.1 / 15.5 / 11.0. Test hook: gMlpTcTileOverride 16 / 32 / 64.
 inline int chooseMlpSmallTile(const MlpArgs& a, int64_t batch, int smCount) {
     const int forced = gMlpTcTileOverride.load();
-    int tp = 16;
+    int tp = 32;
     if (forced == 16 || forced == 32 || forced == 64) {
         tp = forced;
     } else {
-        for (int t : {64, 32})
-            if (!underTwoBlocksPerSm(batch * ((a.P + t - 1) / t), smCount)) {
-                tp = t;
-                break;
-            }
+        const int64_t blocks32 = batch * ((a.P + 31) / 32), sms = smCount > 0 ? smCount : 132;
+        if (2 * blocks32 < sms) tp = 16;
+        else if (blocks32 >= 3 * sms) tp = 64;
     }
     while (tp > 16 && !mlpSmallTileFits(a, tp)) tp /= 2;
     return tp;
