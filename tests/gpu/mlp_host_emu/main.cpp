@@ -4,7 +4,8 @@
 // activations, fp32 / fp16 / bf16, in place, unaligned pointers (scalar path), NaN-poisoned y and
 // NaN-filled shared memory. Every case runs with the per-point kernel (pointwise_mlp_thread.cuh; the
 // automatic choice where it cannot take a shape), with the tensor-core kernel (pointwise_mlp_tc.cuh, its mma
-// emulated warp-collectively by mma_tf32.cuh here) and with the FMA kernel forced. No GPU: this checks
+// emulated warp-collectively by mma_tf32.cuh here), with the small-grid FMA kernel (pointwise_mlp_small.cuh,
+// each tile) and with the FMA kernel forced. No GPU: this checks
 // the kernels' index math, fragment layouts, barriers and epilogue, not their device code generation.
 // Exit 1 on any failure.
 #include <cuda_bf16.h>

@@ -17,20 +17,6 @@ inline BlockBarrier* gWarpBarrier[32];  // mma_tf32.cuh (host stand-in): the war
 alignas(16) inline float smem[112 * 1024 / 4];  // the kernel's `extern __shared__ float smem[]`
 inline long long gEmuBlocks = 0;               // blocks run (for the harness's report)
 
-// __shfl_xor_sync (pointwise_mlp_small.cuh) done by the warp's CPU threads through an exchange area
-struct WarpShuffleExchange {
-    float v[32];
-};
-inline WarpShuffleExchange gWarpShfl[32];
-inline float __shfl_xor_sync(unsigned, float v, int laneMask) {
-    const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    gWarpShfl[w].v[lane] = v;
-    gWarpBarrier[w]->arriveAndWait();
-    const float r = gWarpShfl[w].v[lane ^ static_cast<unsigned>(laneMask)];
-    gWarpBarrier[w]->arriveAndWait();  // the exchange area is reused by the next call
-    return r;
-}
-
 inline void gridDependencyWait() {}
 inline void allowDependentLaunch() {}
 inline bool pdlEnabled() { return false; }
