@@ -118,6 +118,18 @@ OrtStatus* readMlpNode(const OrtKernelInfo* info, MlpNodeState* node) {
     const core::Status v = core::validateMlpAttrs(attrs);
     if (!v.ok) return mlpError(node->name, v.message);
     node->attrs = attrs;
+    // Whether w1 and w2 are constant initializers: then the CUDA kernel may stage them before its
+    // grid-dependency wait (core::PointwiseMlpParams::weightsConstant). A failed query means "not known".
+    node->weightsConstant = true;
+    for (int k : {core::kMlpW1, core::kMlpW2}) {
+        int isConstant = 0;
+        const OrtValue* value = nullptr;
+        if (OrtStatus* st = api()->KernelInfoGetConstantInput_tensor(info, static_cast<size_t>(k), &isConstant, &value)) {
+            api()->ReleaseStatus(st);
+            isConstant = 0;
+        }
+        if (!isConstant) node->weightsConstant = false;
+    }
     return nullptr;
 }
 

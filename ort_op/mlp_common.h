@@ -20,6 +20,7 @@ namespace ort {
 struct MlpNodeState {
     std::string name;
     core::PointwiseMlpAttrs attrs;
+    bool weightsConstant = false;  // w1 and w2 are constant initializers (ORT's KernelInfoGetConstantInput_tensor)
 };
 
 // Status "PointwiseMLP node '<node>': <problem>".

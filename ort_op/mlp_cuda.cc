@@ -27,6 +27,7 @@ OrtStatusPtr ORT_API_CALL compute(void* kernel, OrtKernelContext* ctx) {
                                           &params)) {
             return st;
         }
+        params.weightsConstant = node.weightsConstant;
         CudaRun cuda;
         if (OrtStatus* st = resolveCudaRun(ctx, core::kMlpOpType, node.name, &cuda)) return st;
         DeviceGuard guard(cuda.device);

@@ -78,6 +78,7 @@ struct MlpArgs {
     int hact, act;          // core::Activation values
     int vec;                // 1: P % 4 == 0 and x, r, y aligned to 4 elements
     int vec2;               // 1: P % 2 == 0 and r, y aligned to 2 elements (the TC kernel's epilogue)
+    int wconst;             // 1: w1, w2 constant (PointwiseMlpParams::weightsConstant): staged before the PDL wait
 };
 
 __host__ __device__ constexpr size_t mlpSmemFloats(int kxRows, int ct) {
@@ -532,6 +533,7 @@ cudaError_t launchMlpCuda(const PointwiseMlpParams& params, void* /*workspace*/,
     a.kxRows = static_cast<int>(cin4 < cuda::kMlpKX ? cin4 : cuda::kMlpKX);
     a.hact = hact;
     a.act = act;
+    a.wconst = params.weightsConstant ? 1 : 0;
     const uintptr_t vbytes = 4 * elem;
     a.vec = (s.points % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % vbytes == 0 && reinterpret_cast<uintptr_t>(a.y) % vbytes == 0 &&
              reinterpret_cast<uintptr_t>(a.r) % vbytes == 0)

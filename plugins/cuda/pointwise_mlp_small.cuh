@@ -15,7 +15,8 @@
 // A block of 256 threads (8 warps) owns TP consecutive points of one batch item and every channel:
 //   0. stage W1 [Ch][ld1], W2 [Cout][ld2] and the x tile [Cin4][TP] in shared memory, row-major as in
 //      memory (4-element vector reads and 16-byte stores, zero past Cin / Ch / P up to a multiple of 4;
-//      a thread's reads of a round are all in flight before its stores);
+//      a thread's reads of a round are all in flight before its stores); the weights before the
+//      grid-dependency wait when the caller says they are constant (MlpArgs::wconst);
 //   1. GEMM1 Hc[Ch, TP] = W1 X, 2. GEMM2 Y[Cout, TP] = W2 H, each in warp tiles of RW rows x TP
 //      points: a lane owns 4 rows (rl, rl + kLR, ..: consecutive rows across the lanes, so that the
 //      row-major weight reads are conflict-free with ld = 4 mod 32) x 4 points and per 4 k reads 4
@@ -200,7 +201,15 @@ __global__ void __launch_bounds__(mlpsmall::kThreads) pointwiseMlpSmallKernel(co
     const T* __restrict__ r = static_cast<const T*>(a.r);
     const size_t rowBase = static_cast<size_t>(n) * a.cout * a.P + p0;  // y / r offset of (n, o = 0, p0)
 
-    gridDependencyWait();  // x, weights and r may come from the previous kernel (pdl.cuh)
+    // The weights first when they are constant (a.wconst): their staging then overlaps the previous
+    // kernel's tail (pdl.cuh); x and r may come from the previous kernel, so they wait.
+    const size_t al = 4 * sizeof(T);
+    const auto stageWeights = [&] {
+        mlpSmallStageRows(W1s, ld1, static_cast<const T*>(a.w1), a.ch, a.cin, reinterpret_cast<uintptr_t>(a.w1) % al == 0);
+        mlpSmallStageRows(W2s, ld2, static_cast<const T*>(a.w2), a.cout, a.ch, reinterpret_cast<uintptr_t>(a.w2) % al == 0);
+    };
+    if (a.wconst) stageWeights();
+    gridDependencyWait();
     if (r) {  // the epilogue's r rows into L2 now (a hint: overlaps their DRAM reads with the GEMMs)
         for (int o = threadIdx.x; o < a.cout; o += mlpsmall::kThreads) prefetchL2(r + rowBase + static_cast<size_t>(o) * a.P);
     }
@@ -220,9 +229,7 @@ __global__ void __launch_bounds__(mlpsmall::kThreads) pointwiseMlpSmallKernel(co
             if (k < cin4) *reinterpret_cast<float4*>(&Xs[k * TP + 4 * q]) = v[u];
         }
     }
-    const size_t al = 4 * sizeof(T);
-    mlpSmallStageRows(W1s, ld1, static_cast<const T*>(a.w1), a.ch, a.cin, reinterpret_cast<uintptr_t>(a.w1) % al == 0);
-    mlpSmallStageRows(W2s, ld2, static_cast<const T*>(a.w2), a.cout, a.ch, reinterpret_cast<uintptr_t>(a.w2) % al == 0);
+    if (!a.wconst) stageWeights();
     __syncthreads();
 
     // 1. GEMM1 and h = hact(Hc + b1) into Hs (rows Ch..Ch4 zero: GEMM2 reads them)

@@ -128,8 +128,11 @@ struct HostTensor {
     }
 };
 
+bool gWeightsConstant = false;  // PointwiseMlpParams::weightsConstant of the cases (the weights staged before the PDL wait)
+
 core::PointwiseMlpParams makeParams(const Case& c) {
     core::PointwiseMlpParams p;
+    p.weightsConstant = gWeightsConstant;
     p.attrs.hiddenActivation = static_cast<Activation>(c.hact);
     p.attrs.activation = static_cast<Activation>(c.act);
     core::PointwiseMlpShape& s = p.shape;
@@ -644,6 +647,15 @@ void runTests(bool quick, bool tc, std::mt19937_64& rng) {
         runCase({"offset " + shapeName(2, 13, 34, 21, 512) + " " + dtName(dt), 2, 13, 34, 21, 512, 1, 1, true, true, true, true, dt, false, true},
                 rng, true);
     }
+    // constant weights (PointwiseMlpParams::weightsConstant: the small-grid kernel stages them before its
+    // grid-dependency wait): Burgers' three MLPs, in place, with a CUDA-graph replay
+    gWeightsConstant = true;
+    for (DataType dt : types) {
+        runCase({"const w " + shapeName(32, 64, 32, 64, 256) + " " + dtName(dt), 32, 64, 32, 64, 256, 1, 1, true, true, true, true, dt, true}, rng, true);
+        runCase({"const w " + shapeName(3, 2, 128, 64, 250) + " " + dtName(dt), 3, 2, 128, 64, 250, 1, 0, true, true, false, false, dt}, rng, true);
+        runCase({"const w " + shapeName(2, 64, 128, 1, 77) + " " + dtName(dt), 2, 64, 128, 1, 77, 1, 0, true, true, false, false, dt}, rng);
+    }
+    gWeightsConstant = false;
     // PDL off (plain launches) and on again
     cuda::setPdlOverride(0);
     runCase({"pdl off " + shapeName(2, 64, 32, 64, 4096) + " f32", 2, 64, 32, 64, 4096, 1, 0, true, true, true, true, DataType::kFloat32}, rng, true);

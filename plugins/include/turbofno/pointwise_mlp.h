@@ -59,6 +59,9 @@ struct PointwiseMlpParams {
     const void* residual = nullptr;  // [N, Cout, *S] or nullptr
     const void* gate = nullptr;      // [Cout] or nullptr (only with residual)
     void* y = nullptr;               // [N, Cout, *S]; may alias residual (in place), never x
+    // w1 and w2 are never written while kernels run (graph initializers): the CUDA kernels may then
+    // read them before waiting for the previous kernel (programmatic dependent launch). Default false.
+    bool weightsConstant = false;
 };
 
 // Attribute checks (both activations in range).
