@@ -1,5 +1,5 @@
 // The small-grid PointwiseMLP FMA kernel: all weights resident in shared memory, 16-, 32- or 64-point
-// blocks, for grids of up to 16k points (Burgers' 1 x 256 and 32 x 256 points) where the tensor-core
+// blocks, for grids below 32k points (Burgers' 1 x 256 and 32 x 256 points) where the tensor-core
 // kernels' per-block instruction chain is the run time. Included by pointwise_mlp.cu after MlpArgs,
 // load4 / store4 / prefetchL2 (it uses them); also run on the CPU by tests/gpu/mlp_host_emu.
 //
@@ -37,7 +37,6 @@
 
 #include "common.cuh"
 #include "pdl.cuh"
-#include "sm_count.h"
 #include "smem_limit.h"
 
 namespace turbofno {
@@ -215,16 +214,17 @@ __global__ void __launch_bounds__(mlpsmall::kThreads) pointwiseMlpSmallKernel(co
     }
     {  // 0. the x tile (rows Cin..Cin4 zero): TP / 4 vectors per row, 256 / (TP / 4) rows per pass
         constexpr int kRowsPerPass = mlpsmall::kThreads / G::kLP;
+        constexpr int kPasses = (mlpsmall::kMaxChannels + kRowsPerPass - 1) / kRowsPerPass;
         const int q = threadIdx.x % G::kLP, k0 = threadIdx.x / G::kLP;
         const int left = a.P - p0 - 4 * q;
-        float4 v[(mlpsmall::kMaxChannels + kRowsPerPass - 1) / kRowsPerPass];
+        float4 v[kPasses];
 #pragma unroll
-        for (int u = 0; u < (mlpsmall::kMaxChannels + kRowsPerPass - 1) / kRowsPerPass; ++u) {
+        for (int u = 0; u < kPasses; ++u) {
             const int k = k0 + kRowsPerPass * u;
             v[u] = k < a.cin ? load4(x + static_cast<size_t>(k) * a.P + 4 * q, left, vec) : make_float4(0.f, 0.f, 0.f, 0.f);
         }
 #pragma unroll
-        for (int u = 0; u < (mlpsmall::kMaxChannels + kRowsPerPass - 1) / kRowsPerPass; ++u) {
+        for (int u = 0; u < kPasses; ++u) {
             const int k = k0 + kRowsPerPass * u;
             if (k < cin4) *reinterpret_cast<float4*>(&Xs[k * TP + 4 * q]) = v[u];
         }
