@@ -76,6 +76,11 @@ struct DftPass {
     // columns of Na = S / Nb points (fftRadices: Na's stages, fftLines: column pairs per block); the R2C
     // writes one partial spectrum per Nb / (2 fftLines) columns (planSeparable's split).
     int fftLongCols = 0;
+    // kC2R on the radix-2 kernel (Plan::mixInC2R, mixing_c2r.cuh): mixCin > 0 makes the pass compute its
+    // input bins itself from the forward spectrum X [N][mixCin][mixKall] and the layer's weights instead of
+    // reading a mixed spectrum: line g = n * mixCout + o takes sum_i X[n, i, k] W[i, o, k] (mixSeparable:
+    // X[n, o, k] W[o, 0, k]), the input-channel sum split over mixGroups thread groups (fixed-order sum).
+    int mixCin = 0, mixCout = 0, mixKall = 0, mixSeparable = 0, mixGroups = 1;
 };
 
 // The planner's stage variant of a row FFT (DftPass::fftDirect): the R2C reads x directly from 128 points
@@ -148,6 +153,17 @@ constexpr size_t fftColumnSmemBytes(int n, int W) {
 constexpr size_t fftLongSmemBytes(int Na, int H, int kd) {
     return (static_cast<size_t>(H) * static_cast<size_t>(fftColumnPitch(Na)) + static_cast<size_t>(Na - 1) + 128 +
             2 * static_cast<size_t>(kd) + static_cast<size_t>(kd > 256 ? kd : 256)) * 8;
+}
+
+// Dynamic shared memory of one radix-2 FFT pass block (fft_pass_radix2.cuh): L * S reals + the N2/2 twiddles.
+TURBOFNO_HOST_DEVICE constexpr size_t fftRadix2SmemBytes(int S, int L) {
+    return static_cast<size_t>(L) * static_cast<size_t>(S) * 4 + static_cast<size_t>(S / 4) * 8;
+}
+
+// Shared memory of the C2R's mixing prologue (mixing_c2r.cuh): the L * K mixed bins and, with G > 1 input-channel
+// groups, their partial sums.
+TURBOFNO_HOST_DEVICE constexpr size_t mixC2RSmemBytes(int L, int K, int G) {
+    return (static_cast<size_t>(L) * static_cast<size_t>(K) * (G > 1 ? 1 + static_cast<size_t>(G) : 1)) * 8;
 }
 
 // Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for

@@ -20,12 +20,16 @@
 //  C2R: the kept bins are packed into bit-reversed order as in fft_pass.cuh, an unnormalized inverse FFT
 //       by decimation in time (natural-order output), then act(scale * v + bias [+ y]); the first 4
 //       values per thread have their bias and y loaded before the pack.
-// Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB). Deterministic; no host synchronisation.
+//  C2R with the mixing prologue (fftRadix2MixC2RKernel, Plan::mixInC2R): the block's input bins are
+//       mixed from the forward spectrum and the weights (mixing_c2r.cuh) instead of read.
+// Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB; + the mixed bins with the prologue).
+// Deterministic; no host synchronisation.
 #pragma once
 
 #include "common.cuh"
 #include "dft_pass.h"
 #include "fft_radix.cuh"
+#include "mixing_c2r.cuh"
 #include "pdl.cuh"
 
 namespace turbofno {
@@ -33,10 +37,6 @@ namespace cuda {
 
 constexpr int kFftRadix2Threads = 256;
 
-// Dynamic shared memory of one FFT pass block: L * S reals + the N2/2 twiddles.
-inline size_t fftRadix2SmemBytes(int S, int L) {
-    return static_cast<size_t>(L) * static_cast<size_t>(S) * sizeof(float) + static_cast<size_t>(S / 4) * 2 * sizeof(float);
-}
 
 __device__ __forceinline__ int fftBitRev(int v, int bits) {
     return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
@@ -160,13 +160,17 @@ __device__ __forceinline__ void fftFillTable(float2* tw, int N2) {
 
 // KIND = kR2C: src = x (T, lines of S samples), dst = the spectrum (float2, kd = p.M bins per line),
 // bias unused. KIND = kC2R: src = the spectrum (float2, p.K bins read per line), dst = y (T), bias
-// per line (biasDiv / biasMod) or null. Block `block` of ceil(p.N / p.fftLines), kFftRadix2Threads
-// threads, smem: fftRadix2SmemBytes (16-byte aligned). The kernel below runs it on its grid;
-// skip_r2c_colaunch.cuh runs the R2C beside the skip GEMM's blocks.
-template <PassKind KIND, typename T>
+// per line (biasDiv / biasMod) or null; MIX (p.mixCin > 0): src = the forward spectrum X and mixW the
+// layer's weights, the bins are mixed in the block (mixing_c2r.cuh). Block `block` of
+// ceil(p.N / p.fftLines), kFftRadix2Threads threads, smem: fftRadix2SmemBytes (+ mixC2RSmemBytes with
+// MIX; 16-byte aligned). The kernel below runs it on its grid; skip_r2c_colaunch.cuh runs the R2C
+// beside the skip GEMM's blocks.
+template <PassKind KIND, typename T, bool MIX = false>
 __device__ __forceinline__ void fftRadix2PassBlock(const DftPass& p, const void* __restrict__ src, void* __restrict__ dst,
-                                                   const T* __restrict__ bias, int block, float* __restrict__ smem) {
+                                                   const T* __restrict__ bias, int block, float* __restrict__ smem,
+                                                   const T* __restrict__ mixW = nullptr) {
     static_assert(KIND == PassKind::kR2C || KIND == PassKind::kC2R, "FFT passes are the real last-axis passes");
+    static_assert(!MIX || KIND == PassKind::kC2R, "the mixing prologue belongs to the C2R");
     const int S = p.S, logS = 31 - __clz(S), N2 = S >> 1, logN2 = logS - 1;
     const int L = p.fftLines;
     // L lines of N2 complex values (value i at buf[fftSwz(i)]) = L lines of S reals (real e of the
@@ -230,12 +234,18 @@ __device__ __forceinline__ void fftRadix2PassBlock(const DftPass& p, const void*
         }
         const float2* zin = static_cast<const float2*>(src);
         const int K = p.K;               // bins read per line (min(kd, S/2 + 1))
+        // MIX: the block's mixed bins [L][K] after the twiddles (then the partial sums)
+        [[maybe_unused]] float2* zmix = tw + N2 / 2;
+        if constexpr (MIX) mixBinsForLines<T, kFftRadix2Threads>(p, zin, mixW, line0, zmix, zmix + L * K);
         const int half = N2 / 2 + 1;     // units k = 0..N2/2, each packing Z'[k] and Z'[N2 - k]
         for (int i = tid; i < L * half; i += kFftRadix2Threads) {
             const int l = static_cast<int>(static_cast<unsigned>(i) / static_cast<unsigned>(half));
             const int k = i - l * half, g = line0 + l;
             float2 xa = make_float2(0.f, 0.f), xb = make_float2(0.f, 0.f);  // X[k], X[N2 - k]
-            if (g < p.N) {
+            if constexpr (MIX) {  // zero past p.N (mixBinsForLines)
+                if (k < K) xa = zmix[l * K + k];
+                if (N2 - k < K) xb = zmix[l * K + N2 - k];
+            } else if (g < p.N) {
                 const int base = g * p.b.innerStride;
                 if (k < K) xa = zin[base + k * p.b.rowStride];
                 if (N2 - k < K) xb = zin[base + (N2 - k) * p.b.rowStride];
@@ -293,12 +303,32 @@ __global__ void __launch_bounds__(kFftRadix2Threads) fftRadix2PassKernel(DftPass
     fftRadix2PassBlock<KIND, T>(p, src, dst, bias, static_cast<int>(blockIdx.x), fftSmem);
 }
 
+// The C2R with the mixing prologue (p.mixCin > 0): specIn = the forward spectrum, w = the layer's weights.
+template <typename T>
+__global__ void __launch_bounds__(kFftRadix2Threads) fftRadix2MixC2RKernel(DftPass p, const float2* __restrict__ specIn,
+                                                                           const T* __restrict__ w, T* __restrict__ y,
+                                                                           const T* __restrict__ bias) {
+    extern __shared__ __align__(16) float fftSmem[];
+    fftRadix2PassBlock<PassKind::kC2R, T, true>(p, specIn, y, bias, static_cast<int>(blockIdx.x), fftSmem, w);
+}
+
 
 // Launch of one radix-2 FFT pass: ceil(N / fftLines) blocks (fftLines a power of two), fftRadix2SmemBytes
 // of dynamic shared memory (<= 48 KB), programmatic dependent launch (pdl.cuh).
 inline bool fftRadix2PassFits(const DftPass& p) {
     return p.fftLines >= 1 && (p.fftLines & (p.fftLines - 1)) == 0 && p.S >= 8 && (p.S & (p.S - 1)) == 0 &&
            static_cast<int64_t>(p.fftLines) * p.S <= 8192 && fftRadix2SmemBytes(p.S, p.fftLines) <= 48 * 1024;
+}
+// ... and with the mixing prologue: the mixed bins' shared memory too, the block's lines of one batch item,
+// G * Q within the block's threads where the input channels are split.
+inline size_t fftRadix2MixSmemBytes(const DftPass& p) {
+    return fftRadix2SmemBytes(p.S, p.fftLines) + mixC2RSmemBytes(p.fftLines, p.K, p.mixGroups);
+}
+inline bool fftRadix2MixC2RFits(const DftPass& p) {
+    const int64_t q = static_cast<int64_t>(p.fftLines) * p.K;
+    return fftRadix2PassFits(p) && p.mixCin > 0 && p.mixCout > 0 && p.mixCout % p.fftLines == 0 && p.K >= 1 &&
+           p.K <= p.mixKall && p.mixGroups >= 1 && (p.mixGroups == 1 || q * p.mixGroups <= kFftRadix2Threads) &&
+           fftRadix2MixSmemBytes(p) <= 48 * 1024;
 }
 
 template <PassKind KIND, typename T>
@@ -307,6 +337,14 @@ cudaError_t launchFftRadix2Pass(const DftPass& p, const void* src, void* dst, co
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
     return launchKernel(fftRadix2PassKernel<KIND, T>, grid, dim3(kFftRadix2Threads), fftRadix2SmemBytes(p.S, p.fftLines), stream,
                         p, src, dst, bias);
+}
+
+template <typename T>
+cudaError_t launchFftRadix2MixC2R(const DftPass& p, const float2* specIn, const T* weight, T* y, const T* bias, cudaStream_t stream) {
+    if (!fftRadix2MixC2RFits(p)) return cudaErrorInvalidConfiguration;
+    const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
+    return launchKernel(fftRadix2MixC2RKernel<T>, grid, dim3(kFftRadix2Threads), fftRadix2MixSmemBytes(p), stream, p, specIn,
+                        weight, y, bias);
 }
 
 }  // namespace cuda

@@ -26,6 +26,7 @@ std::atomic<int> gMixFlatBatchOverride{0}, gMixFlatWarpsOverride{0};
 std::atomic<int> gPassTcOverride{-1};
 std::atomic<int> gSkipTcOverride{-1};
 std::atomic<int> gSkipCoLaunchOverride{-1};
+std::atomic<int> gMixInC2ROverride{-1};
 
 void planFlatMixing(Geometry& g) {
     // Small weight tensors (1D layers, Darcy-size 2D layers, small problems): lanes over o * Kall + m
@@ -55,6 +56,36 @@ void planFlatMixing(Geometry& g) {
     if (const int fw = gMixFlatWarpsOverride.load(std::memory_order_relaxed); fw > 0) omWarps = fw;
     g.mixFlatOmWarps = omWarps;
     g.mixBatch = nb;
+}
+
+// The mixing inside the C2R (mixing_c2r.cuh): a 1D layer whose only inverse pass is a radix-2 C2R reading
+// the mixed spectrum, whose blocks hold lines of one batch item (Cout % L == 0) and whose weights the flat
+// mixing kernel would take (small, L2-resident: every batch item's blocks re-read their rows) or are
+// separable. Input channels split over G thread groups so that G * L * K fills the block's 256 threads.
+void planMixInC2R(Plan& plan) {
+    const Geometry& g = plan.g;
+    SeparablePlan& sp = plan.sep;
+    plan.mixInC2R = false;
+    if (plan.algo != Algorithm::kSeparable || !plan.supported || sp.nInv != 1) return;
+    PassStep& st = sp.inv[0];
+    DftPass& c = st.pass;
+    if (st.kind != PassKind::kC2R || st.src != Buffer::kSpecOut || !fftRadix2KernelRuns(c) || g.lead != 0 || c.K > g.Kall ||
+        g.Cout % c.fftLines != 0 || c.N != g.N * g.Cout)
+        return;
+    const int q = c.fftLines * c.K;
+    int groups = std::max(1, std::min(g.Cin, 256 / q));
+    if (g.separable) groups = 1;
+    if (fftRadix2SmemBytes(c.S, c.fftLines) + mixC2RSmemBytes(c.fftLines, c.K, groups) > kFftSmemLimit) return;
+    const int forced = gMixInC2ROverride.load(std::memory_order_relaxed);
+    const bool wanted = forced >= 0 ? forced == 1 : (kMixInC2RDefault && (g.separable || g.mixFlatOmWarps > 0));
+    if (!wanted) return;
+    plan.mixInC2R = true;
+    c.mixCin = g.Cin;
+    c.mixCout = g.Cout;
+    c.mixKall = g.Kall;
+    c.mixSeparable = g.separable;
+    c.mixGroups = groups;
+    st.src = Buffer::kSpecIn;
 }
 
 }  // namespace
@@ -230,6 +261,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
                               fftRadix2KernelRuns(sp.fwd[0].pass);
     const int coForced = gSkipCoLaunchOverride.load(std::memory_order_relaxed);
     plan.skipCoLaunch = coLaunchable && (coForced >= 0 ? coForced == 1 : kSkipCoLaunchDefault);
+    planMixInC2R(plan);
     return plan;
 }
 
@@ -263,6 +295,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setMixInC2ROverride(int mode) { gMixInC2ROverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatGeometryOverride(int batch, int omWarps) {
     gMixFlatBatchOverride.store(batch == 1 || batch == 2 || batch == 4 || batch == 8 ? batch : 0);

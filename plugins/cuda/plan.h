@@ -94,6 +94,9 @@ int skipTcTileOverride();  // 0 (the launcher's choice), 32 or 128: from setSkip
 // Likewise for launching the skip GEMM and the first forward pass as one grid (skip_r2c_colaunch.cuh):
 // -1 the planner's choice, 0 two launches, 1 one launch where the shape allows it.
 void setSkipCoLaunchOverride(int mode);
+// Likewise for the mixing inside the C2R (Plan::mixInC2R, mixing_c2r.cuh): -1 the planner's choice, 0 the
+// mixing kernel, 1 inside the C2R where the shape allows it.
+void setMixInC2ROverride(int mode);
 
 struct Plan {
     Algorithm algo = Algorithm::kSeparable;
@@ -106,6 +109,7 @@ struct Plan {
     size_t fwdSmem = 0, invSmem = 0, mixSmem = 0; // dynamic shared memory per block
     bool skipTc = true;            // the skip GEMM on tensor cores (3xTF32), else fp32 FMA (skip_gemm.cuh)
     bool skipCoLaunch = false;     // the skip GEMM and the radix-2 R2C share one launch (skip_r2c_colaunch.cuh)
+    bool mixInC2R = false;         // the radix-2 C2R mixes its own bins (mixing_c2r.cuh): no mixing kernel
     bool supported = false;        // the chosen algorithm can run this shape
     const char* whyNot = "";
 };
@@ -124,6 +128,9 @@ constexpr int64_t kFftFusedRowsAbove = 8192;
 constexpr int64_t kFftFusedRowsBelow = 32768;
 // Whether the planner co-launches a fused layer's skip GEMM with a radix-2 R2C (Plan::skipCoLaunch).
 constexpr bool kSkipCoLaunchDefault = true;
+// Whether the planner moves the mixing into a radix-2 C2R (Plan::mixInC2R) where the flat mixing kernel
+// (or separable weights) would run it: small 1D layers.
+constexpr bool kMixInC2RDefault = true;
 
 // The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);

@@ -1,5 +1,6 @@
 // The separable algorithm's launches for one element type: forward DFT passes, mixing, inverse DFT
-// passes (plan_separable.h), all on `stream`, no host synchronisation.
+// passes (plan_separable.h; the mixing inside the C2R where Plan::mixInC2R), all on `stream`, no host
+// synchronisation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -77,6 +78,9 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
                 return launchPass<PassKind::kR2C, T>(st.pass, buffer(st.src), buffer(st.dst), nullptr, stream);
             case PassKind::kC2C: return launchC2CPass(st.pass, buffer(st.src), buffer(st.dst), stream);
             case PassKind::kC2R:
+                if (st.pass.mixCin > 0)  // the mixing inside the C2R (Plan::mixInC2R): src is the forward spectrum
+                    return launchFftRadix2MixC2R<T>(st.pass, static_cast<const float2*>(buffer(st.src)), static_cast<const T*>(weight),
+                                                    static_cast<T*>(buffer(st.dst)), static_cast<const T*>(bias), stream);
                 if (st.pass.fftLongCols)
                     return launchFftLongPass<PassKind::kC2R, T>(st.pass, buffer(st.src), buffer(st.dst), static_cast<const T*>(bias),
                                                                 stream);
@@ -106,8 +110,9 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
     if ((err = launchSumPartials(static_cast<float2*>(buffer(Buffer::kSpecIn)), sp.fwd[sp.nFwd - 1].pass.cSplitStride, sp.split,
                                  stream)) != cudaSuccess)
         return err;
-    // mixing (plan.g.split == 1 here: the partials are summed)
-    if ((err = launchMixing<T>(plan, static_cast<const float2*>(buffer(Buffer::kSpecIn)), static_cast<const T*>(weight),
+    // mixing (plan.g.split == 1 here: the partials are summed), unless the C2R does it (Plan::mixInC2R)
+    if (!plan.mixInC2R &&
+        (err = launchMixing<T>(plan, static_cast<const float2*>(buffer(Buffer::kSpecIn)), static_cast<const T*>(weight),
                                static_cast<float2*>(buffer(Buffer::kSpecOut)), stream)) != cudaSuccess)
         return err;
 

@@ -29,6 +29,9 @@ def readable(mangled):
     m = re.match(r"_ZN8turbofno4cuda19fftRadix2PassKernelILNS0_8PassKindE(\d)E(f|6__half|13__nv_bfloat16)E", mangled)
     if m:
         return f"fftRadix2PassKernel<(PassKind){m.group(1)}, {names[m.group(2)]}>"
+    m = re.match(r"_ZN8turbofno4cuda21fftRadix2MixC2RKernelI(f|6__half|13__nv_bfloat16)E", mangled)
+    if m:
+        return f"fftRadix2MixC2RKernel<{names[m.group(1)]}>"
     m = re.match(r"_ZN8turbofno4cuda16fftLong(R2C|C2R)KernelI(f|6__half|13__nv_bfloat16)Lj(\d+)E", mangled)
     if m:
         return f"fftLong{m.group(1)}Kernel<{names[m.group(2)]}, {int(m.group(3)):#x}>"
@@ -53,9 +56,9 @@ for name, regs in kernels:
     fails += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {name:58s} {regs:3d} registers (budget {allowed})")
 # per element type and kind: the run-time row kernel's 2 stage variants and the 11 compile-time ones
-# (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2, 2 column kernels; per element type and kind the
+# (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2 (+ 3 with the mixing prologue), 2 column kernels; per element type and kind the
 # four-step long-axis kernel's run-time and 5 compile-time column lists (kFftLongStaticRadices, fft_pass_long.cuh)
-want = 3 * 2 * (2 + 11) + 6 + 2 + 3 * 2 * (1 + 5)
+want = 3 * 2 * (2 + 11) + 6 + 3 + 2 + 3 * 2 * (1 + 5)
 if len(kernels) != want:
     print(f"FAIL: {len(kernels)} kernels found in the ptxas output, expected {want}")
     fails += 1

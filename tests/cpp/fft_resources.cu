@@ -19,6 +19,12 @@ template cudaError_t launchFftPass<PassKind::kR2C, __nv_bfloat16>(const DftPass&
 template cudaError_t launchFftPass<PassKind::kC2R, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
                                                                   cudaStream_t);
 
+// the radix-2 C2R with the mixing prologue (mixing_c2r.cuh)
+template cudaError_t launchFftRadix2MixC2R<float>(const DftPass&, const float2*, const float*, float*, const float*, cudaStream_t);
+template cudaError_t launchFftRadix2MixC2R<__half>(const DftPass&, const float2*, const __half*, __half*, const __half*, cudaStream_t);
+template cudaError_t launchFftRadix2MixC2R<__nv_bfloat16>(const DftPass&, const float2*, const __nv_bfloat16*, __nv_bfloat16*,
+                                                          const __nv_bfloat16*, cudaStream_t);
+
 // the four-step long-axis kernels (fft_pass_long.cuh)
 template cudaError_t launchFftLongPass<PassKind::kR2C, float>(const DftPass&, const void*, void*, const float*, cudaStream_t);
 template cudaError_t launchFftLongPass<PassKind::kC2R, float>(const DftPass&, const void*, void*, const float*, cudaStream_t);

@@ -30,6 +30,7 @@ void setAlgorithmOverride(int mode);  // plugins/cuda/plan.h (internal): -1 plan
 void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor cores in the separable passes
 void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh), 1 flat (mixing_flat.cuh)
 void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
+void setMixInC2ROverride(int mode);   // -1 planner, 0 the mixing kernel, 1 the mixing inside a radix-2 C2R (mixing_c2r.cuh)
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -214,7 +215,14 @@ bool buildParams(const Case& c, core::SpectralConvParams* params) {
     return true;
 }
 
+// TFNO_TEST_FILTER=text: only the cases whose name contains it (e.g. for compute-sanitizer runs of one path)
+bool selected(const std::string& name) {
+    static const char* filter = std::getenv("TFNO_TEST_FILTER");
+    return !filter || name.find(filter) != std::string::npos;
+}
+
 void runCase(const Case& c, std::mt19937_64& rng) {
+    if (!selected(c.name)) return;
     core::SpectralConvParams params;
     if (!buildParams(c, &params)) {
         ++failures;
@@ -375,8 +383,16 @@ int main() {
         std::printf("FAIL: TFNO_TEST_FFT_PASS=%s is not 0 or 1\n", fftName.c_str());
         return 1;
     }
-    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s\n", algoName.c_str(), tcName.c_str(),
-                flatName.c_str(), fftName.c_str());
+    // TFNO_TEST_MIX_C2R=0|1 forces the mixing kernel / the mixing inside a radix-2 C2R (where possible)
+    const char* mc = std::getenv("TFNO_TEST_MIX_C2R");
+    const std::string mcName = mc ? mc : "auto";
+    if (mcName == "0" || mcName == "1") cuda::setMixInC2ROverride(mcName == "1" ? 1 : 0);
+    else if (mcName != "auto") {
+        std::printf("FAIL: TFNO_TEST_MIX_C2R=%s is not 0 or 1\n", mcName.c_str());
+        return 1;
+    }
+    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s\n", algoName.c_str(),
+                tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
@@ -423,6 +439,12 @@ int main() {
     runCase({"1d 8 k5 FFT pass (Nyquist) f32", {8}, 3, 4, 5, {5}, {0}, false, true, DataType::kFloat32}, rng);
     runCase({"1d 4096 k2049 FFT pass (every bin) f32", {4096}, 1, 2, 2, {2049}, {0}, false, true, DataType::kFloat32}, rng);
     runCase({"1d 64 k9 N7 C97 FFT pass (2 lines per block) f32", {64}, 7, 97, 97, {9}, {0}, false, true, DataType::kFloat32}, rng);
+    // the mixing inside the radix-2 C2R (mixing_c2r.cuh): Burgers' layer at batch 1 (1 line per block, 15 channel
+    // groups) and 32 (4 lines, 3 groups), separable weights
+    runCase({"1d 256 k17 N1 C64 mixing in C2R f32", {256}, 1, 64, 64, {17}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 256 k17 N32 C64 mixing in C2R f32", {256}, 32, 64, 64, {17}, {0}, false, true, DataType::kFloat32}, rng);
+    runCase({"1d 256 k17 N32 C64 mixing in C2R bf16", {256}, 32, 64, 64, {17}, {0}, false, true, DataType::kBFloat16}, rng);
+    runCase({"1d 128 k33 N300 C16 separable mixing in C2R f16", {128}, 300, 16, 16, {33}, {0}, true, true, DataType::kFloat16}, rng);
     runCase({"1d 2048 k33 FFT pass f16", {2048}, 5, 3, 4, {33}, {0}, false, true, DataType::kFloat16}, rng);
     runCase({"3d 12x10x32 FFT last axis bf16", {12, 10, 32}, 2, 3, 3, {4, 3, 9}, {3, 3, 0}, false, true, DataType::kBFloat16}, rng);
     runCase({"2d 20x16 separable FFT last axis f32", {20, 16}, 3, 3, 3, {4, 9}, {3, 0}, true, true, DataType::kFloat32}, rng);

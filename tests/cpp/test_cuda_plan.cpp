@@ -588,6 +588,59 @@ void testFlatMixing(std::mt19937_64& rng) {
     expect(bad == 0, "flat mixing rule (2000 random shapes)");
 }
 
+// The mixing inside the radix-2 C2R (Plan::mixInC2R, mixing_c2r.cuh): 1D layers whose only inverse pass is the
+// radix-2 C2R, with lines of one batch item per block (Cout % L == 0), where the flat mixing kernel would run
+// (or the weights are separable); the C2R then reads the forward spectrum, the channel groups fill 256 threads.
+void testMixInC2R(std::mt19937_64& rng) {
+    auto plan = [](const core::SpectralConvShape& s, bool separable = false) {
+        core::SpectralConvAttrs a = makeAttrs({static_cast<int32_t>(s.kept[0])}, {0});
+        a.separable = separable ? 1 : 0;
+        return cuda::makePlan(s, &a);
+    };
+    auto c2r = [](const cuda::Plan& p) { return p.sep.inv[p.sep.nInv - 1]; };
+    const cuda::Plan b32 = plan(makeShape({256}, {17}, 32, 64, 64));  // the burgers layer
+    const cuda::PassStep s32 = c2r(b32);
+    expect(b32.mixInC2R && s32.src == cuda::Buffer::kSpecIn && s32.pass.mixCin == 64 && s32.pass.mixCout == 64 &&
+               s32.pass.mixKall == 17 && s32.pass.fftLines == 4 && s32.pass.mixGroups == 3 && !s32.pass.mixSeparable,
+           "32x64x256 m17: mixing in the C2R, 4 lines per block, 3 channel groups, reads the forward spectrum");
+    const cuda::Plan b1 = plan(makeShape({256}, {17}, 1, 64, 64));
+    expect(b1.mixInC2R && c2r(b1).pass.fftLines == 1 && c2r(b1).pass.mixGroups == 15, "1x64x256 m17: 1 line, 15 channel groups");
+    const cuda::Plan sep = plan(makeShape({256}, {17}, 32, 64, 64), true);
+    expect(sep.mixInC2R && c2r(sep).pass.mixSeparable == 1 && c2r(sep).pass.mixGroups == 1, "separable weights: in the C2R, one group");
+    expect(!plan(makeShape({64, 64}, {12, 7}, 8, 64, 64)).mixInC2R, "2D: the mixing kernel");
+    expect(!plan(makeShape({256}, {17}, 300, 16, 6)).mixInC2R, "Cout 6, 4 lines per block: the mixing kernel");
+    expect(!plan(makeShape({1024}, {32}, 64, 32, 32)).mixInC2R, "2048-value blocks (the Stockham C2R): the mixing kernel");
+    const core::SpectralConvShape big = makeShape({256}, {64}, 16, 256, 256);  // 64 bins, 16 items: tiled mixing
+    expect(!plan(big).mixInC2R && plan(big).g.mixFlatOmWarps == 0, "weights the flat rule does not take: the mixing kernel");
+    cuda::setMixInC2ROverride(1);
+    expect(plan(big).mixInC2R, "forced on: in the C2R wherever the kernel can run it");
+    cuda::setMixInC2ROverride(0);
+    expect(!plan(makeShape({256}, {17}, 32, 64, 64)).mixInC2R, "forced off: the mixing kernel");
+    cuda::setMixInC2ROverride(-1);
+    cuda::setMixFlatOverride(0);
+    expect(!plan(makeShape({256}, {17}, 32, 64, 64)).mixInC2R, "tiled mixing forced: the mixing kernel");
+    cuda::setMixFlatOverride(-1);
+    // random 1D shapes: taken exactly where the rule says, and then within the kernel's limits
+    auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    int bad = 0, taken = 0;
+    for (int it = 0; it < 2000; ++it) {
+        const int64_t S = int64_t{1} << uni(3, 11);
+        const core::SpectralConvShape s = makeShape({S}, {uni(1, S / 2 + 1)}, uni(1, 40), uni(1, 80), uni(1, 80));
+        const cuda::Plan p = plan(s);
+        const cuda::DftPass& c = c2r(p).pass;
+        const bool radix2 = p.algo == cuda::Algorithm::kSeparable && p.sep.nInv == 1 && cuda::fftRadix2KernelRuns(c);
+        const size_t smem = cuda::fftRadix2SmemBytes(c.S, c.fftLines) +
+                            cuda::mixC2RSmemBytes(c.fftLines, c.K, std::max<int>(1, std::min<int>(p.g.Cin, 256 / (c.fftLines * c.K))));
+        const bool rule = radix2 && p.g.Cout % c.fftLines == 0 && p.g.mixFlatOmWarps > 0 && smem <= cuda::kFftSmemLimit;
+        const bool limits = !p.mixInC2R || (c2r(p).src == cuda::Buffer::kSpecIn && c.mixCin == p.g.Cin && c.mixCout == p.g.Cout &&
+                                            c.mixGroups >= 1 && (c.mixGroups == 1 || c.mixGroups * c.fftLines * c.K <= 256));
+        taken += p.mixInC2R;
+        if ((p.mixInC2R != rule || !limits) && ++bad <= 5)
+            std::printf("  mixInC2R %d rule %d lines %d groups %d: %s\n", p.mixInC2R, rule, c.fftLines, c.mixGroups, name(s).c_str());
+    }
+    expect(bad == 0 && taken > 100, "mixing-in-C2R rule and limits (2000 random 1D shapes, " + std::to_string(taken) + " taken)");
+}
+
 // Random shapes: bytes(s) <= bound(max) for s <= max, and bytes is monotone in every size.
 void testWorkspaceBound(std::mt19937_64& rng) {
     auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -647,6 +700,7 @@ int main() {
     testFftLong(rng);
     testMixing(rng);
     testFlatMixing(rng);
+    testMixInC2R(rng);
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;

@@ -24,6 +24,7 @@ void setFftLongOverride(int mode);    // plugins/cuda/plan_separable.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipCoLaunchOverride(int mode);  // plugins/cuda/plan.h
+void setMixInC2ROverride(int mode);   // plugins/cuda/plan.h
 void setPdlOverride(int mode);        // plugins/cuda/pdl.cuh
 }  // namespace cuda
 }  // namespace turbofno
@@ -96,6 +97,7 @@ void tfno_set_algo(int mode) { cuda::setAlgorithmOverride(mode); }
 // skip GEMM on tensor cores (skip_gemm.cuh; off: the fp32 FMA kernel).
 void tfno_set_pdl(int mode) { cuda::setPdlOverride(mode); }
 void tfno_set_mix_ring(int mode) { cuda::setMixRingOverride(mode); }
+void tfno_set_mix_c2r(int mode) { cuda::setMixInC2ROverride(mode); }
 void tfno_set_mix_flat(int mode) { cuda::setMixFlatOverride(mode); }
 // the flat mixing kernel's batch items per thread and warps along o * Kall + m (0: the planner's)
 void tfno_set_mix_flat_geometry(int batch, int omWarps) { cuda::setMixFlatGeometryOverride(batch, omWarps); }

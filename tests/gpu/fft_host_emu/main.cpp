@@ -25,6 +25,7 @@
 
 #include "fft_pass.cuh"
 #include "fft_pass_long.cuh"
+#include "plan.h"
 #include "plan_separable.h"
 
 using namespace turbofno;
@@ -174,6 +175,112 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
                " L=" + std::to_string(p.fftLines) + (withBias ? " bias" : "") + (p.addY ? " addY" : "") +
                (p.activation ? " act" + std::to_string(p.activation) : "") + (offset ? " offset" : ""),
            e, tol<T>());
+}
+
+// The C2R with the mixing prologue (mixing_c2r.cuh, Plan::mixInC2R) as makePlan plans it for a 1D layer of
+// n x ci -> co channels, S points, kd bins (sep: separable weights, ci == co): y[n, o, t] = act(scale * C2R_t(
+// sum_i X[n, i, k] W[i, o, k]) + bias[o] [+ y]) against float64; `expect`: whether the planner should take it.
+template <typename T>
+void runMixC2R(int S, int kd, int n, int ci, int co, bool sep, bool skip, int activation, bool expect, std::mt19937& rng,
+               int forceLines = 0) {
+    auto sh = shape1(0, S, kd, n, ci, co, skip);
+    sh.hasBias = true;
+    core::SpectralConvAttrs attrs;
+    attrs.separable = sep ? 1 : 0;
+    attrs.rank = 1;
+    attrs.modesLow[0] = static_cast<int32_t>(kd);
+    attrs.activation = static_cast<core::Activation>(activation);
+    const cuda::Plan plan = cuda::makePlan(sh, &attrs);
+    std::string label = "mix-in-C2R " + std::string(tname<T>()) + " S=" + std::to_string(S) + " kd=" + std::to_string(kd) + " " +
+                        std::to_string(n) + "x" + std::to_string(ci) + "->" + std::to_string(co) + (sep ? " separable" : "") +
+                        (skip ? " addY" : "") + (activation ? " act" + std::to_string(activation) : "");
+    if (plan.mixInC2R != expect) {
+        ++failures;
+        std::printf("FAIL: %s: the planner %s the mixing inside the C2R\n", label.c_str(), plan.mixInC2R ? "chose" : "did not choose");
+        return;
+    }
+    if (!plan.mixInC2R) {
+        std::printf("ok   %s: not planned (as expected)\n", label.c_str());
+        ++checks;
+        return;
+    }
+    DftPass p = plan.sep.inv[0].pass;
+    if (forceLines > 0) {  // fewer lines per block (a divisor of co): the groups re-derived as the planner does
+        p.fftLines = forceLines;
+        p.mixGroups = sep ? 1 : std::max(1, std::min(ci, 256 / (forceLines * p.K)));
+    }
+    label += " L=" + std::to_string(p.fftLines) + " G=" + std::to_string(p.mixGroups);
+    const int K = p.K, kall = p.mixKall, lines = p.N;
+    std::normal_distribution<float> nd;
+    std::vector<float2> X(static_cast<size_t>(n) * ci * kall);
+    for (auto& v : X) v = make_float2(nd(rng), nd(rng));
+    std::vector<T> W(static_cast<size_t>(sep ? co : ci * co) * kall * 2), bias(co);
+    for (auto& v : W) v = fromF<T>(nd(rng) / std::sqrt(static_cast<float>(ci)));
+    for (auto& v : bias) v = fromF<T>(nd(rng));
+    std::vector<T> y(static_cast<size_t>(lines) * S);
+    for (auto& v : y) v = skip ? fromF<T>(nd(rng)) : fromF<T>(NAN);
+    const std::vector<T> y0 = y;
+    const cudaError_t err = cuda::launchFftRadix2MixC2R<T>(p, X.data(), W.data(), y.data(), bias.data(), nullptr);
+    const auto w = roots(S);
+    double num = 0, den = 0;
+    for (int g = 0; g < lines; ++g) {
+        const int b = g / co, o = g % co;
+        std::vector<std::complex<double>> z(K);
+        for (int k = 0; k < K; ++k) {
+            auto wc = [&](int i) {
+                const size_t off = ((sep ? static_cast<size_t>(o) : static_cast<size_t>(i) * co + o) * kall + k) * 2;
+                return std::complex<double>(toF(W[off]), toF(W[off + 1]));
+            };
+            auto xc = [&](int i) {
+                const float2 v = X[(static_cast<size_t>(b) * ci + i) * kall + k];
+                return std::complex<double>(v.x, v.y);
+            };
+            if (sep) z[k] = xc(o) * wc(o);
+            else
+                for (int i = 0; i < ci; ++i) z[k] += xc(i) * wc(i);
+        }
+        for (int t = 0; t < S; ++t) {
+            double acc = 0;
+            for (int k = 0; k < K; ++k) {
+                std::complex<double> v = z[k];
+                if (k == 0 || k == p.nyquist) v = std::complex<double>(v.real(), 0.0);
+                const double ck = (k == 0 || k == p.nyquist) ? 1.0 : 2.0;
+                acc += ck * std::real(v * w[(static_cast<int64_t>(k) * t) % S]);
+            }
+            double ref = p.scale * acc + toF(bias[(g / p.biasDiv) % p.biasMod]);
+            if (skip) ref += toF(y0[static_cast<size_t>(g) * S + t]);
+            ref = act(ref, activation);
+            const double got = toF(y[static_cast<size_t>(g) * S + t]);
+            num += (got - ref) * (got - ref);
+            den += ref * ref;
+        }
+    }
+    const double e = std::sqrt(num / std::max(den, 1e-300));
+    if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
+    report(err == cudaSuccess && e <= tol<T>(), label, e, tol<T>());
+}
+
+// Mixing inside the C2R: Burgers' layer (64 channels, 256 points, 17 bins) at batch 1 and 32 (the planner's lines
+// per block and groups, forced fewer lines), the fused layer's epilogue, separable weights, odd channel counts,
+// Nyquist bins, half precision; where the planner must not take it (Cout not a multiple of the lines per block,
+// the Stockham kernel's blocks, weights too large for the flat rule).
+void runMixC2RCases(bool quick, std::mt19937& rng) {
+    runMixC2R<float>(256, 17, 1, 64, 64, false, true, 1, true, rng);
+    runMixC2R<float>(256, 17, 32, 64, 64, false, true, 1, true, rng);
+    runMixC2R<float>(256, 17, 32, 64, 64, false, false, 0, true, rng, 1);
+    runMixC2R<float>(64, 33, 3, 5, 7, false, false, 5, true, rng);         // every bin incl. Nyquist, odd channels
+    runMixC2R<float>(16, 9, 5, 6, 6, true, true, 3, true, rng);            // separable weights
+    runMixC2R<float>(64, 20, 150, 3, 8, false, false, 0, true, rng);       // 4 lines per block, 3 groups = Cin
+    if (!quick) {
+        runMixC2R<float>(256, 17, 32, 64, 64, false, true, 1, true, rng, 2);
+        runMixC2R<float>(1024, 129, 16, 32, 32, false, false, 0, true, rng);  // Q > 256: one group, threads loop
+        runMixC2R<float>(512, 40, 70, 3, 2, false, false, 0, true, rng);
+    }
+    runMixC2R<__half>(256, 17, 4, 64, 64, false, true, 1, true, rng);
+    runMixC2R<__nv_bfloat16>(256, 17, 4, 64, 64, false, true, 1, true, rng);
+    runMixC2R<__half>(32, 7, 6, 4, 4, true, false, 0, true, rng);
+    runMixC2R<float>(256, 17, 300, 16, 6, false, false, 0, false, rng);    // 4 lines per block, Cout 6
+    runMixC2R<float>(1024, 32, 64, 32, 32, false, false, 0, false, rng);  // 2048-value blocks: the Stockham C2R
 }
 
 // The largest line count per block at S (line budget and shared memory).
@@ -508,6 +615,7 @@ int main(int argc, char** argv) {
         runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
     }
     runStatic(rng);
+    runMixC2RCases(quick || tiny, rng);
     // the four-step long-axis FFT (Na = 4 kd up to 256, else 2 kd): 8192 m32 (Na 128), mixed Na (30720 m20: 80,
     // run-time stages), 65536 m64 (Na 256), kd = Na / 2 = 256 (Na 512, one group per bin, 16-column blocks),
     // kd 1 (Na 32), 24576 m100 (Na 256, 2 groups per bin), 16384 m16 (Na 64); few lines: 16-column blocks

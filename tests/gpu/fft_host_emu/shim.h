@@ -27,6 +27,7 @@ inline dim3 blockDim;  // set by launchKernel
 inline std::barrier<>* gBlockBarrier = nullptr;
 inline void __syncthreads() { gBlockBarrier->arrive_and_wait(); }
 inline int min(int a, int b) { return a < b ? a : b; }
+template <typename T> inline T __ldg(const T* p) { return *p; }
 // sincospif: correctly rounded float of the double result (the device function is within 1 ulp)
 inline void sincospif(float x, float* s, float* c) {
     *s = static_cast<float>(std::sin(M_PI * static_cast<double>(x)));
