@@ -69,13 +69,13 @@ void planMixInC2R(Plan& plan) {
     if (plan.algo != Algorithm::kSeparable || !plan.supported || sp.nInv != 1) return;
     PassStep& st = sp.inv[0];
     DftPass& c = st.pass;
-    if (st.kind != PassKind::kC2R || st.src != Buffer::kSpecOut || !fftRadix2KernelRuns(c) || g.lead != 0 || c.K > g.Kall ||
+    if (st.kind != PassKind::kC2R || st.src != Buffer::kSpecOut || !fftRadix2KernelRuns(c) || g.lead != 0 || c.K != g.Kall ||
         g.Cout % c.fftLines != 0 || c.N != g.N * g.Cout)
         return;
     const int q = c.fftLines * c.K;
     int groups = std::max(1, std::min(g.Cin, 256 / q));
     if (g.separable) groups = 1;
-    if (fftRadix2SmemBytes(c.S, c.fftLines) + mixC2RSmemBytes(c.fftLines, c.K, groups) > kFftSmemLimit) return;
+    if (fftRadix2SmemBytes(c.S, c.fftLines) + mixC2RSmemBytes(c.fftLines, c.K, groups, g.Cin, g.separable != 0) > kFftSmemMax) return;
     const int forced = gMixInC2ROverride.load(std::memory_order_relaxed);
     const bool wanted = forced >= 0 ? forced == 1 : (kMixInC2RDefault && (g.separable || g.mixFlatOmWarps > 0));
     if (!wanted) return;

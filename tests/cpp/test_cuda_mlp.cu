@@ -201,7 +201,9 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
     g.fill(dt, static_cast<size_t>(c.cout), 1.0, rng);
 
     // float64 reference on the rounded inputs
-    std::vector<double> ref(ny), h(static_cast<size_t>(c.ch));
+    // termMag: the magnitude of the summed terms of each output (|b2| + sum |w2 h| + |g r|), the scale an fp32
+    // dot product's rounding error follows; an output that cancels is small against it
+    std::vector<double> ref(ny), termMag(ny), h(static_cast<size_t>(c.ch));
     for (int64_t n = 0; n < c.n; ++n)
         for (int64_t s = 0; s < c.P; ++s) {
             for (int64_t j = 0; j < c.ch; ++j) {
@@ -210,11 +212,18 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
                 h[j] = activate(a, c.hact);
             }
             for (int64_t o = 0; o < c.cout; ++o) {
-                double a = c.b2 ? b2.v[o] : 0.0;
-                for (int64_t j = 0; j < c.ch; ++j) a += w2.v[o * c.ch + j] * h[j];
+                double a = c.b2 ? b2.v[o] : 0.0, mag = std::fabs(a);
+                for (int64_t j = 0; j < c.ch; ++j) {
+                    a += w2.v[o * c.ch + j] * h[j];
+                    mag += std::fabs(w2.v[o * c.ch + j] * h[j]);
+                }
                 const size_t yi = static_cast<size_t>((n * c.cout + o) * c.P + s);
-                if (c.r) a += (c.g ? g.v[o] : 1.0) * r.v[yi];
+                if (c.r) {
+                    a += (c.g ? g.v[o] : 1.0) * r.v[yi];
+                    mag += std::fabs((c.g ? g.v[o] : 1.0) * r.v[yi]);
+                }
                 ref[yi] = activate(a, c.act);
+                termMag[yi] = mag;
             }
         }
 
@@ -298,7 +307,7 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
         ok = false;
     }
 
-    double num = 0, den = 0, maxErr = 0;
+    double num = 0, den = 0, denMag = 0, maxErr = 0;
     size_t bad = 0;
     for (size_t i = 0; i < ny; ++i) {
         const double v = loadAs(dt, hy.data(), i);
@@ -309,17 +318,21 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
         const double e = std::fabs(v - ref[i]);
         num += e * e;
         den += ref[i] * ref[i];
+        denMag += termMag[i] * termMag[i];
         maxErr = std::max(maxErr, e);
     }
     const double rms = std::sqrt(den / static_cast<double>(ny));
     const double rel = std::sqrt(num / (den > 0 ? den : 1));
+    // the same error against the terms' magnitudes: where outputs cancel (a few outputs, e.g. one point of one
+    // channel) rel-L2 against the output itself can exceed the tolerance at a correct fp32 (3xTF32) result
+    const double relMag = std::sqrt(num / (denMag > 0 ? denMag : 1));
     const double maxRel = maxErr / (rms > 0 ? rms : 1);  // worst element, relative to the output's rms
     // fp32: fp32 accumulation over Cin then Ch terms; half types: dominated by the output's rounding
     const double tol = dt == DataType::kFloat32 ? 1e-6 : dt == DataType::kFloat16 ? 1e-3 : 8e-3;
     const double maxTol = dt == DataType::kFloat32 ? 3e-5 : dt == DataType::kFloat16 ? 1e-2 : 6e-2;
-    const bool pass = ok && bad == 0 && rel <= tol && maxRel <= maxTol && same && graphSame;
-    std::printf("%s %-58s rel_l2=%.2e (tol %.0e) max/rms=%.2e unwritten/nonfinite=%zu repeat_bitwise=%s%s\n",
-                pass ? "ok  " : "FAIL", c.name.c_str(), rel, tol, maxRel, bad, same ? "yes" : "NO",
+    const bool pass = ok && bad == 0 && (rel <= tol || relMag <= tol) && maxRel <= maxTol && same && graphSame;
+    std::printf("%s %-58s rel_l2=%.2e (vs terms %.2e, tol %.0e) max/rms=%.2e unwritten/nonfinite=%zu repeat_bitwise=%s%s\n",
+                pass ? "ok  " : "FAIL", c.name.c_str(), rel, relMag, tol, maxRel, bad, same ? "yes" : "NO",
                 graphToo ? (graphSame ? " graph=same" : " graph=DIFFERS") : "");
     if (!pass) ++failures;
 }

@@ -610,7 +610,10 @@ void testMixInC2R(std::mt19937_64& rng) {
     expect(!plan(makeShape({64, 64}, {12, 7}, 8, 64, 64)).mixInC2R, "2D: the mixing kernel");
     expect(!plan(makeShape({256}, {17}, 300, 16, 6)).mixInC2R, "Cout 6, 4 lines per block: the mixing kernel");
     expect(!plan(makeShape({1024}, {32}, 64, 32, 32)).mixInC2R, "2048-value blocks (the Stockham C2R): the mixing kernel");
-    const core::SpectralConvShape big = makeShape({256}, {64}, 16, 256, 256);  // 64 bins, 16 items: tiled mixing
+    cuda::setMixInC2ROverride(1);
+    expect(!plan(makeShape({256}, {64}, 16, 256, 256)).mixInC2R, "forced on, staged weights beyond 96 KB: the mixing kernel");
+    cuda::setMixInC2ROverride(-1);
+    const core::SpectralConvShape big = makeShape({256}, {40}, 16, 32, 32);  // 40 bins, 16 items: tiled mixing
     expect(!plan(big).mixInC2R && plan(big).g.mixFlatOmWarps == 0, "weights the flat rule does not take: the mixing kernel");
     cuda::setMixInC2ROverride(1);
     expect(plan(big).mixInC2R, "forced on: in the C2R wherever the kernel can run it");
@@ -629,9 +632,9 @@ void testMixInC2R(std::mt19937_64& rng) {
         const cuda::Plan p = plan(s);
         const cuda::DftPass& c = c2r(p).pass;
         const bool radix2 = p.algo == cuda::Algorithm::kSeparable && p.sep.nInv == 1 && cuda::fftRadix2KernelRuns(c);
-        const size_t smem = cuda::fftRadix2SmemBytes(c.S, c.fftLines) +
-                            cuda::mixC2RSmemBytes(c.fftLines, c.K, std::max<int>(1, std::min<int>(p.g.Cin, 256 / (c.fftLines * c.K))));
-        const bool rule = radix2 && p.g.Cout % c.fftLines == 0 && p.g.mixFlatOmWarps > 0 && smem <= cuda::kFftSmemLimit;
+        const int groups = std::max<int>(1, std::min<int>(p.g.Cin, 256 / (c.fftLines * c.K)));
+        const size_t smem = cuda::fftRadix2SmemBytes(c.S, c.fftLines) + cuda::mixC2RSmemBytes(c.fftLines, c.K, groups, p.g.Cin, false);
+        const bool rule = radix2 && p.g.Cout % c.fftLines == 0 && p.g.mixFlatOmWarps > 0 && smem <= cuda::kFftSmemMax;
         const bool limits = !p.mixInC2R || (c2r(p).src == cuda::Buffer::kSpecIn && c.mixCin == p.g.Cin && c.mixCout == p.g.Cout &&
                                             c.mixGroups >= 1 && (c.mixGroups == 1 || c.mixGroups * c.fftLines * c.K <= 256));
         taken += p.mixInC2R;

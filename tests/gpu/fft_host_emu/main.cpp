@@ -274,6 +274,7 @@ void runMixC2RCases(bool quick, std::mt19937& rng) {
     if (!quick) {
         runMixC2R<float>(256, 17, 32, 64, 64, false, true, 1, true, rng, 2);
         runMixC2R<float>(1024, 129, 16, 32, 32, false, false, 0, true, rng);  // Q > 256: one group, threads loop
+        runMixC2R<float>(256, 17, 64, 64, 64, false, true, 1, true, rng);     // 8 lines per block: 88 KB opted in
         runMixC2R<float>(512, 40, 70, 3, 2, false, false, 0, true, rng);
     }
     runMixC2R<__half>(256, 17, 4, 64, 64, false, true, 1, true, rng);
