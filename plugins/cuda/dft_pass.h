@@ -160,12 +160,10 @@ TURBOFNO_HOST_DEVICE constexpr size_t fftRadix2SmemBytes(int S, int L) {
     return static_cast<size_t>(L) * static_cast<size_t>(S) * 4 + static_cast<size_t>(S / 4) * 8;
 }
 
-// Shared memory of the C2R's mixing prologue (mixing_c2r.cuh): the L * K = Q mixed bins, with G > 1 input-channel
-// groups their partial sums, the staged weight rows (Cin x Q; separable: Q) and spectrum (Cin x K; separable: Q).
-TURBOFNO_HOST_DEVICE constexpr size_t mixC2RSmemBytes(int L, int K, int G, int cin, bool separable) {
-    const size_t q = static_cast<size_t>(L) * static_cast<size_t>(K);
-    const size_t staged = separable ? 2 * q : static_cast<size_t>(cin) * (q + static_cast<size_t>(K));
-    return (q * (G > 1 ? 1 + static_cast<size_t>(G) : 1) + staged) * 8;
+// Shared memory of the C2R's mixing prologue (mixing_c2r.cuh): the L * K mixed bins and, with G > 1 input-channel
+// groups, their partial sums.
+TURBOFNO_HOST_DEVICE constexpr size_t mixC2RSmemBytes(int L, int K, int G) {
+    return (static_cast<size_t>(L) * static_cast<size_t>(K) * (G > 1 ? 1 + static_cast<size_t>(G) : 1)) * 8;
 }
 
 // Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for

@@ -22,8 +22,7 @@
 //       values per thread have their bias and y loaded before the pack.
 //  C2R with the mixing prologue (fftRadix2MixC2RKernel, Plan::mixInC2R): the block's input bins are
 //       mixed from the forward spectrum and the weights (mixing_c2r.cuh) instead of read.
-// Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB; with the mixing prologue also its staged weights and
-// spectrum, up to kFftSmemMax, opted in).
+// Shared memory: L * S floats + S/4 float2 twiddles (<= 40 KB; + the mixed bins with the prologue).
 // Deterministic; no host synchronisation.
 #pragma once
 
@@ -31,7 +30,6 @@
 #include "dft_pass.h"
 #include "fft_radix.cuh"
 #include "mixing_c2r.cuh"
-#include "smem_limit.h"
 #include "pdl.cuh"
 
 namespace turbofno {
@@ -236,9 +234,9 @@ __device__ __forceinline__ void fftRadix2PassBlock(const DftPass& p, const void*
         }
         const float2* zin = static_cast<const float2*>(src);
         const int K = p.K;               // bins read per line (min(kd, S/2 + 1))
-        // MIX: the block's mixed bins [L][K] (mixing_c2r.cuh's shared memory after the twiddles)
-        [[maybe_unused]] const float2* zmix = nullptr;
-        if constexpr (MIX) zmix = mixBinsForLines<T, kFftRadix2Threads>(p, zin, mixW, line0, tw + N2 / 2);
+        // MIX: the block's mixed bins [L][K] after the twiddles (then the partial sums)
+        [[maybe_unused]] float2* zmix = tw + N2 / 2;
+        if constexpr (MIX) mixBinsForLines<T, kFftRadix2Threads>(p, zin, mixW, line0, zmix, zmix + L * K);
         const int half = N2 / 2 + 1;     // units k = 0..N2/2, each packing Z'[k] and Z'[N2 - k]
         for (int i = tid; i < L * half; i += kFftRadix2Threads) {
             const int l = static_cast<int>(static_cast<unsigned>(i) / static_cast<unsigned>(half));
@@ -324,13 +322,13 @@ inline bool fftRadix2PassFits(const DftPass& p) {
 // ... and with the mixing prologue: the mixed bins' shared memory too, the block's lines of one batch item,
 // G * Q within the block's threads where the input channels are split.
 inline size_t fftRadix2MixSmemBytes(const DftPass& p) {
-    return fftRadix2SmemBytes(p.S, p.fftLines) + mixC2RSmemBytes(p.fftLines, p.K, p.mixGroups, p.mixCin, p.mixSeparable != 0);
+    return fftRadix2SmemBytes(p.S, p.fftLines) + mixC2RSmemBytes(p.fftLines, p.K, p.mixGroups);
 }
 inline bool fftRadix2MixC2RFits(const DftPass& p) {
     const int64_t q = static_cast<int64_t>(p.fftLines) * p.K;
     return fftRadix2PassFits(p) && p.mixCin > 0 && p.mixCout > 0 && p.mixCout % p.fftLines == 0 && p.K >= 1 &&
-           p.K == p.mixKall && p.mixGroups >= 1 && (p.mixGroups == 1 || q * p.mixGroups <= kFftRadix2Threads) &&
-           (!p.mixSeparable || p.mixCin == p.mixCout) && fftRadix2MixSmemBytes(p) <= kFftSmemMax;
+           p.K <= p.mixKall && p.mixGroups >= 1 && (p.mixGroups == 1 || q * p.mixGroups <= kFftRadix2Threads) &&
+           fftRadix2MixSmemBytes(p) <= 48 * 1024;
 }
 
 template <PassKind KIND, typename T>
@@ -344,11 +342,9 @@ cudaError_t launchFftRadix2Pass(const DftPass& p, const void* src, void* dst, co
 template <typename T>
 cudaError_t launchFftRadix2MixC2R(const DftPass& p, const float2* specIn, const T* weight, T* y, const T* bias, cudaStream_t stream) {
     if (!fftRadix2MixC2RFits(p)) return cudaErrorInvalidConfiguration;
-    static std::atomic<unsigned long long> smemDone{0};  // > 48 KB: opt in once per device (smem_limit.h)
-    const size_t smem = fftRadix2MixSmemBytes(p);
-    if (const cudaError_t err = allowSmem(fftRadix2MixC2RKernel<T>, smem, smemDone, kFftSmemMax); err != cudaSuccess) return err;
     const dim3 grid(static_cast<unsigned>((static_cast<int64_t>(p.N) + p.fftLines - 1) / p.fftLines));
-    return launchKernel(fftRadix2MixC2RKernel<T>, grid, dim3(kFftRadix2Threads), smem, stream, p, specIn, weight, y, bias);
+    return launchKernel(fftRadix2MixC2RKernel<T>, grid, dim3(kFftRadix2Threads), fftRadix2MixSmemBytes(p), stream, p, specIn,
+                        weight, y, bias);
 }
 
 }  // namespace cuda

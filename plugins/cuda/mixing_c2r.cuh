@@ -9,12 +9,14 @@
 // own kernel it costs its run time, a launch gap and a round trip of the mixed spectrum. Here its loads
 // overlap the C2R's bias / skip loads and only X and W (both L2-resident at these sizes) are read.
 //
-// The block first copies what it needs into shared memory with coalesced loads that are all in flight at once:
-// its weight rows W[i, o0 .. o0 + L - 1, :] (Cin rows of Q = L * K complex values, contiguous in memory; separable
-// weights: one row) and the spectrum X[n, :, :] (Cin * K values; separable: the block's Q). Per-thread chains of
-// global loads instead (a first version) cost as much as the mixing kernel they replace at batch 32. Then thread
-// t computes output q = t % Q over the input channels i = t / Q + G j (G = p.mixGroups groups, G * Q <= the block's
-// threads when G > 1), and the G partial sums are added in a fixed order (bitwise-repeatable). No atomics.
+// Threads: output q = (l, k) of the block's Q = L * K, input channels split over G = p.mixGroups groups
+// (G * Q <= the block's threads when G > 1); each thread keeps 8 loads in flight; the G partial sums are
+// added in a fixed order (bitwise-repeatable). Deterministic, no atomics. The prologue sits on every block's
+// critical path, so the planner takes it only where a thread sums few channels (plan.cpp, planMixInC2R): it
+// wins at batch 1 and loses from batch 32 (22 channels per thread). Tried and not kept (7919267): staging the
+// block's weight rows and spectrum in shared memory first (coalesced, all loads in flight, then the sums from
+// shared memory); slower everywhere (us per layer vs these per-thread loads' version: 1x64x256 m17 7.2 vs 6.2,
+// 32x64x256 m17 18.7 vs 17.0, 64x64x256 m17 39.0 vs 29.2; tests/gpu/logs/mix_c2r_s17).
 #pragma once
 
 #include "common.cuh"
@@ -23,43 +25,43 @@
 namespace turbofno {
 namespace cuda {
 
-// Z[l * K + k] for the block's lines line0 .. line0 + L - 1 (every line of the block exists: the planner's
-// N * Cout % L == 0), into smem = [zmix: Q][partial sums: Q * G if G > 1][weights][spectrum] (float2;
-// mixC2RSmemBytes). Call after the grid-dependency wait (X comes from the previous kernel) with every thread of
-// the block; returns zmix, ends with a barrier.
+// Z[l * K + k] for the block's lines line0 .. line0 + L - 1 (lines past p.N: zero); zmix / red in shared
+// memory (mixC2RSmemBytes). Call after the grid-dependency wait (X comes from the previous kernel) with
+// every thread of the block; ends with a barrier.
 template <typename T, int THREADS>
-__device__ __forceinline__ float2* mixBinsForLines(const DftPass& p, const float2* __restrict__ specIn, const T* __restrict__ w,
-                                                   int line0, float2* __restrict__ smem) {
+__device__ __forceinline__ void mixBinsForLines(const DftPass& p, const float2* __restrict__ specIn, const T* __restrict__ w,
+                                                int line0, float2* __restrict__ zmix, float2* __restrict__ red) {
+    constexpr int kU = 8;  // loads in flight per thread
     const int L = p.fftLines, K = p.K, Q = L * K, G = p.mixGroups;
     const int cin = p.mixCin, cout = p.mixCout;
-    const bool sep = p.mixSeparable != 0;
-    const int rows = sep ? 1 : cin;  // weight rows staged
-    float2* zmix = smem;
-    float2* red = zmix + Q;
-    float2* wS = red + (G > 1 ? Q * G : 0);
-    float2* xS = wS + static_cast<size_t>(rows) * Q;
+    const size_t kall = static_cast<size_t>(p.mixKall);
     const int n = line0 / cout, o0 = line0 - n * cout;  // the block's lines share n (the planner: Cout % L == 0)
-    // K == the spectrum's bins per line (the planner), so rows of W and of X are contiguous
-    const T* wSrc = w + static_cast<size_t>(o0) * K * 2;
-    const size_t wRow = static_cast<size_t>(cout) * K * 2;  // elements between input channels
-    const float2* xSrc = specIn + static_cast<size_t>(n) * cin * K + (sep ? static_cast<size_t>(o0) * K : 0);
-    const int xCount = sep ? Q : cin * K;
-#pragma unroll 4
-    for (int e = threadIdx.x; e < rows * Q; e += THREADS) {
-        const int i = e / Q, q = e - i * Q;
-        wS[e] = loadComplex<T>(wSrc + static_cast<size_t>(i) * wRow + static_cast<size_t>(q) * 2);
-    }
-#pragma unroll 4
-    for (int e = threadIdx.x; e < xCount; e += THREADS) xS[e] = __ldg(xSrc + e);
-    __syncthreads();
+    const float2* xn = specIn + static_cast<size_t>(n) * cin * kall;
+    const size_t wStrideI = static_cast<size_t>(cout) * kall * 2;  // elements between input channels
     for (int t = threadIdx.x; t < Q * G; t += THREADS) {
         const int gi = t / Q, q = t - gi * Q;
-        const int k = q - (q / K) * K;
+        const int l = q / K, k = q - l * K, o = o0 + l;
         float2 acc = make_float2(0.f, 0.f);
-        if (sep) {
-            if (gi == 0) cmac(acc, xS[q], wS[q]);
-        } else {
-            for (int i = gi; i < cin; i += G) cmac(acc, xS[i * K + k], wS[i * Q + q]);
+        if (line0 + l < p.N) {
+            if (p.mixSeparable) {
+                if (gi == 0) cmac(acc, __ldg(xn + static_cast<size_t>(o) * kall + k), loadComplex<T>(w + (static_cast<size_t>(o) * kall + k) * 2));
+            } else {
+                const float2* xp = xn + k;
+                const T* wp = w + (static_cast<size_t>(o) * kall + k) * 2;
+                for (int i0 = gi; i0 < cin; i0 += kU * G) {
+                    float2 xv[kU], wv[kU];
+#pragma unroll
+                    for (int u = 0; u < kU; ++u) {  // every load of the step first (clamped in range)
+                        const int i = i0 + u * G;
+                        const bool ok = i < cin;
+                        const int ic = ok ? i : gi;
+                        xv[u] = __ldg(xp + static_cast<size_t>(ic) * kall);
+                        wv[u] = ok ? loadComplex<T>(wp + static_cast<size_t>(ic) * wStrideI) : make_float2(0.f, 0.f);
+                    }
+#pragma unroll
+                    for (int u = 0; u < kU; ++u) cmac(acc, xv[u], wv[u]);  // wv = 0 past cin
+                }
+            }
         }
         if (G == 1) zmix[q] = acc;
         else red[t] = acc;
@@ -77,7 +79,6 @@ __device__ __forceinline__ float2* mixBinsForLines(const DftPass& p, const float
         }
     }
     __syncthreads();
-    return zmix;
 }
 
 }  // namespace cuda

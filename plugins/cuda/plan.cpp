@@ -61,7 +61,12 @@ void planFlatMixing(Geometry& g) {
 // The mixing inside the C2R (mixing_c2r.cuh): a 1D layer whose only inverse pass is a radix-2 C2R reading
 // the mixed spectrum, whose blocks hold lines of one batch item (Cout % L == 0) and whose weights the flat
 // mixing kernel would take (small, L2-resident: every batch item's blocks re-read their rows) or are
-// separable. Input channels split over G thread groups so that G * L * K fills the block's 256 threads.
+// separable. Input channels split over G thread groups so that G * L * K fills the block's 256 threads; taken
+// only where each thread then sums at most kMixInC2RMaxChain channels (the prologue is on every block's
+// critical path). Measured at bcf7acd (tests/gpu/logs/mix_c2r_s17, us per layer, CUDA graph of 10 calls,
+// mixing kernel / in the C2R, channels per thread): 1x64x256 m17 6.9 / 6.2 (5), 8x64x256 m17 9.7 / 9.5 (5),
+// 4x64x512 m33 9.2 / 8.7 (10), 16x32x1024 m16 22.6 / 22.6 (2); 32x64x256 m17 16.7 / 17.0 (22), 64x64x256 m17
+// 26.9 / 29.2 (64).
 void planMixInC2R(Plan& plan) {
     const Geometry& g = plan.g;
     SeparablePlan& sp = plan.sep;
@@ -69,15 +74,16 @@ void planMixInC2R(Plan& plan) {
     if (plan.algo != Algorithm::kSeparable || !plan.supported || sp.nInv != 1) return;
     PassStep& st = sp.inv[0];
     DftPass& c = st.pass;
-    if (st.kind != PassKind::kC2R || st.src != Buffer::kSpecOut || !fftRadix2KernelRuns(c) || g.lead != 0 || c.K != g.Kall ||
+    if (st.kind != PassKind::kC2R || st.src != Buffer::kSpecOut || !fftRadix2KernelRuns(c) || g.lead != 0 || c.K > g.Kall ||
         g.Cout % c.fftLines != 0 || c.N != g.N * g.Cout)
         return;
     const int q = c.fftLines * c.K;
     int groups = std::max(1, std::min(g.Cin, 256 / q));
     if (g.separable) groups = 1;
-    if (fftRadix2SmemBytes(c.S, c.fftLines) + mixC2RSmemBytes(c.fftLines, c.K, groups, g.Cin, g.separable != 0) > kFftSmemMax) return;
+    if (fftRadix2SmemBytes(c.S, c.fftLines) + mixC2RSmemBytes(c.fftLines, c.K, groups) > kFftSmemLimit) return;
     const int forced = gMixInC2ROverride.load(std::memory_order_relaxed);
-    const bool wanted = forced >= 0 ? forced == 1 : (kMixInC2RDefault && (g.separable || g.mixFlatOmWarps > 0));
+    const bool shortChain = g.separable || (g.Cin + groups - 1) / groups <= kMixInC2RMaxChain;  // separable: one product
+    const bool wanted = forced >= 0 ? forced == 1 : (kMixInC2RDefault && shortChain && (g.separable || g.mixFlatOmWarps > 0));
     if (!wanted) return;
     plan.mixInC2R = true;
     c.mixCin = g.Cin;

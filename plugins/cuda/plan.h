@@ -129,8 +129,10 @@ constexpr int64_t kFftFusedRowsBelow = 32768;
 // Whether the planner co-launches a fused layer's skip GEMM with a radix-2 R2C (Plan::skipCoLaunch).
 constexpr bool kSkipCoLaunchDefault = true;
 // Whether the planner moves the mixing into a radix-2 C2R (Plan::mixInC2R) where the flat mixing kernel
-// (or separable weights) would run it: small 1D layers.
+// (or separable weights) would run it and each thread sums at most kMixInC2RMaxChain input channels: small
+// 1D layers at small batch (plan.cpp, planMixInC2R).
 constexpr bool kMixInC2RDefault = true;
+constexpr int kMixInC2RMaxChain = 16;
 
 // The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
 Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);

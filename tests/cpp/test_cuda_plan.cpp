@@ -590,7 +590,8 @@ void testFlatMixing(std::mt19937_64& rng) {
 
 // The mixing inside the radix-2 C2R (Plan::mixInC2R, mixing_c2r.cuh): 1D layers whose only inverse pass is the
 // radix-2 C2R, with lines of one batch item per block (Cout % L == 0), where the flat mixing kernel would run
-// (or the weights are separable); the C2R then reads the forward spectrum, the channel groups fill 256 threads.
+// (or the weights are separable) and a thread sums at most kMixInC2RMaxChain channels; the C2R then reads the
+// forward spectrum, the channel groups fill 256 threads.
 void testMixInC2R(std::mt19937_64& rng) {
     auto plan = [](const core::SpectralConvShape& s, bool separable = false) {
         core::SpectralConvAttrs a = makeAttrs({static_cast<int32_t>(s.kept[0])}, {0});
@@ -598,11 +599,14 @@ void testMixInC2R(std::mt19937_64& rng) {
         return cuda::makePlan(s, &a);
     };
     auto c2r = [](const cuda::Plan& p) { return p.sep.inv[p.sep.nInv - 1]; };
+    expect(!plan(makeShape({256}, {17}, 32, 64, 64)).mixInC2R, "32x64x256 m17 (22 channels per thread): the mixing kernel");
+    cuda::setMixInC2ROverride(1);
     const cuda::Plan b32 = plan(makeShape({256}, {17}, 32, 64, 64));  // the burgers layer
     const cuda::PassStep s32 = c2r(b32);
     expect(b32.mixInC2R && s32.src == cuda::Buffer::kSpecIn && s32.pass.mixCin == 64 && s32.pass.mixCout == 64 &&
                s32.pass.mixKall == 17 && s32.pass.fftLines == 4 && s32.pass.mixGroups == 3 && !s32.pass.mixSeparable,
-           "32x64x256 m17: mixing in the C2R, 4 lines per block, 3 channel groups, reads the forward spectrum");
+           "32x64x256 m17 forced: mixing in the C2R, 4 lines per block, 3 channel groups, reads the forward spectrum");
+    cuda::setMixInC2ROverride(-1);
     const cuda::Plan b1 = plan(makeShape({256}, {17}, 1, 64, 64));
     expect(b1.mixInC2R && c2r(b1).pass.fftLines == 1 && c2r(b1).pass.mixGroups == 15, "1x64x256 m17: 1 line, 15 channel groups");
     const cuda::Plan sep = plan(makeShape({256}, {17}, 32, 64, 64), true);
@@ -610,18 +614,15 @@ void testMixInC2R(std::mt19937_64& rng) {
     expect(!plan(makeShape({64, 64}, {12, 7}, 8, 64, 64)).mixInC2R, "2D: the mixing kernel");
     expect(!plan(makeShape({256}, {17}, 300, 16, 6)).mixInC2R, "Cout 6, 4 lines per block: the mixing kernel");
     expect(!plan(makeShape({1024}, {32}, 64, 32, 32)).mixInC2R, "2048-value blocks (the Stockham C2R): the mixing kernel");
-    cuda::setMixInC2ROverride(1);
-    expect(!plan(makeShape({256}, {64}, 16, 256, 256)).mixInC2R, "forced on, staged weights beyond 96 KB: the mixing kernel");
-    cuda::setMixInC2ROverride(-1);
     const core::SpectralConvShape big = makeShape({256}, {40}, 16, 32, 32);  // 40 bins, 16 items: tiled mixing
     expect(!plan(big).mixInC2R && plan(big).g.mixFlatOmWarps == 0, "weights the flat rule does not take: the mixing kernel");
     cuda::setMixInC2ROverride(1);
     expect(plan(big).mixInC2R, "forced on: in the C2R wherever the kernel can run it");
     cuda::setMixInC2ROverride(0);
-    expect(!plan(makeShape({256}, {17}, 32, 64, 64)).mixInC2R, "forced off: the mixing kernel");
+    expect(!plan(makeShape({256}, {17}, 1, 64, 64)).mixInC2R, "forced off: the mixing kernel");
     cuda::setMixInC2ROverride(-1);
     cuda::setMixFlatOverride(0);
-    expect(!plan(makeShape({256}, {17}, 32, 64, 64)).mixInC2R, "tiled mixing forced: the mixing kernel");
+    expect(!plan(makeShape({256}, {17}, 1, 64, 64)).mixInC2R, "tiled mixing forced: the mixing kernel");
     cuda::setMixFlatOverride(-1);
     // random 1D shapes: taken exactly where the rule says, and then within the kernel's limits
     auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -633,8 +634,9 @@ void testMixInC2R(std::mt19937_64& rng) {
         const cuda::DftPass& c = c2r(p).pass;
         const bool radix2 = p.algo == cuda::Algorithm::kSeparable && p.sep.nInv == 1 && cuda::fftRadix2KernelRuns(c);
         const int groups = std::max<int>(1, std::min<int>(p.g.Cin, 256 / (c.fftLines * c.K)));
-        const size_t smem = cuda::fftRadix2SmemBytes(c.S, c.fftLines) + cuda::mixC2RSmemBytes(c.fftLines, c.K, groups, p.g.Cin, false);
-        const bool rule = radix2 && p.g.Cout % c.fftLines == 0 && p.g.mixFlatOmWarps > 0 && smem <= cuda::kFftSmemMax;
+        const size_t smem = cuda::fftRadix2SmemBytes(c.S, c.fftLines) + cuda::mixC2RSmemBytes(c.fftLines, c.K, groups);
+        const bool rule = radix2 && p.g.Cout % c.fftLines == 0 && p.g.mixFlatOmWarps > 0 && smem <= cuda::kFftSmemLimit &&
+                          (p.g.Cin + groups - 1) / groups <= cuda::kMixInC2RMaxChain;
         const bool limits = !p.mixInC2R || (c2r(p).src == cuda::Buffer::kSpecIn && c.mixCin == p.g.Cin && c.mixCout == p.g.Cout &&
                                             c.mixGroups >= 1 && (c.mixGroups == 1 || c.mixGroups * c.fftLines * c.K <= 256));
         taken += p.mixInC2R;

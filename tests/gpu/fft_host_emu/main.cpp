@@ -177,9 +177,9 @@ void runC2R(const DftPass& p0, int forceLines, int kdView, bool withBias, const 
            e, tol<T>());
 }
 
-// The C2R with the mixing prologue (mixing_c2r.cuh, Plan::mixInC2R) as makePlan plans it for a 1D layer of
-// n x ci -> co channels, S points, kd bins (sep: separable weights, ci == co): y[n, o, t] = act(scale * C2R_t(
-// sum_i X[n, i, k] W[i, o, k]) + bias[o] [+ y]) against float64; `expect`: whether the planner should take it.
+// The C2R with the mixing prologue (mixing_c2r.cuh, Plan::mixInC2R) as makePlan plans it (forced on) for a 1D layer
+// of n x ci -> co channels, S points, kd bins (sep: separable weights, ci == co): y[n, o, t] = act(scale * C2R_t(
+// sum_i X[n, i, k] W[i, o, k]) + bias[o] [+ y]) against float64; `expect`: whether the kernel can take the shape.
 template <typename T>
 void runMixC2R(int S, int kd, int n, int ci, int co, bool sep, bool skip, int activation, bool expect, std::mt19937& rng,
                int forceLines = 0) {
@@ -274,7 +274,7 @@ void runMixC2RCases(bool quick, std::mt19937& rng) {
     if (!quick) {
         runMixC2R<float>(256, 17, 32, 64, 64, false, true, 1, true, rng, 2);
         runMixC2R<float>(1024, 129, 16, 32, 32, false, false, 0, true, rng);  // Q > 256: one group, threads loop
-        runMixC2R<float>(256, 17, 64, 64, 64, false, true, 1, true, rng);     // 8 lines per block: 88 KB opted in
+        runMixC2R<float>(256, 17, 64, 64, 64, false, true, 1, true, rng);     // 8 lines per block, one group
         runMixC2R<float>(512, 40, 70, 3, 2, false, false, 0, true, rng);
     }
     runMixC2R<__half>(256, 17, 4, 64, 64, false, true, 1, true, rng);
@@ -616,7 +616,9 @@ int main(int argc, char** argv) {
         runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
     }
     runStatic(rng);
+    cuda::setMixInC2ROverride(1);  // wherever the kernel can run it (the planner's rule is test_cuda_plan's)
     runMixC2RCases(quick || tiny, rng);
+    cuda::setMixInC2ROverride(-1);
     // the four-step long-axis FFT (Na = 4 kd up to 256, else 2 kd): 8192 m32 (Na 128), mixed Na (30720 m20: 80,
     // run-time stages), 65536 m64 (Na 256), kd = Na / 2 = 256 (Na 512, one group per bin, 16-column blocks),
     // kd 1 (Na 32), 24576 m100 (Na 256, 2 groups per bin), 16384 m16 (Na 64); few lines: 16-column blocks
