@@ -215,6 +215,19 @@ bool buildParams(const Case& c, core::SpectralConvParams* params) {
     return true;
 }
 
+// An on / off test switch from the environment: unset or "auto" leaves the planner's choice, "0" / "1" calls
+// set(0 / 1); anything else is an error (false). *name: the value shown in the log.
+bool readSwitch(const char* var, void (*set)(int), std::string* name) {
+    const char* v = std::getenv(var);
+    *name = v ? v : "auto";
+    if (*name == "0" || *name == "1") set(*name == "1" ? 1 : 0);
+    else if (*name != "auto") {
+        std::printf("FAIL: %s=%s is not 0 or 1\n", var, name->c_str());
+        return false;
+    }
+    return true;
+}
+
 // TFNO_TEST_FILTER=text: only the cases whose name contains it (e.g. for compute-sanitizer runs of one path)
 bool selected(const std::string& name) {
     static const char* filter = std::getenv("TFNO_TEST_FILTER");
@@ -359,38 +372,15 @@ int main() {
         std::printf("FAIL: TFNO_TEST_ALGO=%s is not auto, fused or separable\n", algoName.c_str());
         return 1;
     }
-    // TFNO_TEST_PASS_TC=0|1 forces the separable passes onto fp32 FMA / tensor cores
-    const char* tc = std::getenv("TFNO_TEST_PASS_TC");
-    const std::string tcName = tc ? tc : "auto";
-    if (tcName == "0" || tcName == "1") cuda::setPassTcOverride(tcName == "1" ? 1 : 0);
-    else if (tcName != "auto") {
-        std::printf("FAIL: TFNO_TEST_PASS_TC=%s is not 0 or 1\n", tcName.c_str());
+    // TFNO_TEST_PASS_TC=0|1: the separable passes on fp32 FMA / tensor cores; TFNO_TEST_MIX_FLAT=0|1: the tiled /
+    // flat mixing kernel; TFNO_TEST_FFT_PASS=0|1: the separable last-axis passes as DFT GEMMs / FFTs (where
+    // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible)
+    std::string tcName, flatName, fftName, mcName;
+    if (!readSwitch("TFNO_TEST_PASS_TC", cuda::setPassTcOverride, &tcName) ||
+        !readSwitch("TFNO_TEST_MIX_FLAT", cuda::setMixFlatOverride, &flatName) ||
+        !readSwitch("TFNO_TEST_FFT_PASS", cuda::setFftPassOverride, &fftName) ||
+        !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName))
         return 1;
-    }
-    // TFNO_TEST_MIX_FLAT=0|1 forces the tiled / flat mixing kernel
-    const char* flat = std::getenv("TFNO_TEST_MIX_FLAT");
-    const std::string flatName = flat ? flat : "auto";
-    if (flatName == "0" || flatName == "1") cuda::setMixFlatOverride(flatName == "1" ? 1 : 0);
-    else if (flatName != "auto") {
-        std::printf("FAIL: TFNO_TEST_MIX_FLAT=%s is not 0 or 1\n", flatName.c_str());
-        return 1;
-    }
-    // TFNO_TEST_FFT_PASS=0|1 forces the separable last-axis passes onto the DFT GEMM / the FFT (where possible)
-    const char* fft = std::getenv("TFNO_TEST_FFT_PASS");
-    const std::string fftName = fft ? fft : "auto";
-    if (fftName == "0" || fftName == "1") cuda::setFftPassOverride(fftName == "1" ? 1 : 0);
-    else if (fftName != "auto") {
-        std::printf("FAIL: TFNO_TEST_FFT_PASS=%s is not 0 or 1\n", fftName.c_str());
-        return 1;
-    }
-    // TFNO_TEST_MIX_C2R=0|1 forces the mixing kernel / the mixing inside a radix-2 C2R (where possible)
-    const char* mc = std::getenv("TFNO_TEST_MIX_C2R");
-    const std::string mcName = mc ? mc : "auto";
-    if (mcName == "0" || mcName == "1") cuda::setMixInC2ROverride(mcName == "1" ? 1 : 0);
-    else if (mcName != "auto") {
-        std::printf("FAIL: TFNO_TEST_MIX_C2R=%s is not 0 or 1\n", mcName.c_str());
-        return 1;
-    }
     std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s\n", algoName.c_str(),
                 tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str());
     std::mt19937_64 rng(seed);
