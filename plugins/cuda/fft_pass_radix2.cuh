@@ -37,7 +37,6 @@ namespace cuda {
 
 constexpr int kFftRadix2Threads = 256;
 
-
 __device__ __forceinline__ int fftBitRev(int v, int bits) {
     return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
 }
