@@ -100,6 +100,15 @@ constexpr int kFftStaticCount = 11;
 constexpr unsigned kFftStaticRadices[kFftStaticCount] = {0x21u, 0x41u, 0x81u, 0x11u, 0x211u, 0x243u, 0x2533u, 0x4443u, 0x888u,
                                                           0x48u, 0x88u};
 
+// The radix lists (fftStages(n)) with a compile-time column FFT kernel (fftColumnPassKernel<INV, RADICES>): the
+// leading-axis lengths of the benchmark's and models' 2D layers and the powers of two around them, n = 32, 48,
+// 64, 96, 128, 180, 192, 250, 256, 384, 512. The run-time kernel's switch over six radices per stage made it
+// bound by instruction fetch at small grids (ncu at 1x32x64x64 m16: 53 % of the stalls, 8.9 us per column
+// pass; tests/gpu/logs/col_static_s18). Other lengths run the run-time kernel.
+constexpr int kFftColumnStaticCount = 11;
+constexpr unsigned kFftColumnStaticRadices[kFftColumnStaticCount] = {0x21u,   0x443u, 0x41u,  0x2443u, 0x81u,    0x4533u,
+                                                                      0x4443u, 0x2555u, 0x11u, 0x24443u, 0x211u};
+
 // N2 of a radix list: the product of its radices (0 for the empty list).
 TURBOFNO_HOST_DEVICE constexpr int fftRadicesProduct(unsigned radices) {
     int n = radices ? 1 : 0;
@@ -114,6 +123,13 @@ inline bool fftStaticKernelRuns(const DftPass& p, bool inverse) {
     if (p.fftLongCols != 0) return false;  // fft_pass_long.cuh
     if (p.fftDirect != (fftDirectDefault(inverse, p.S) ? 1 : 0)) return false;
     for (unsigned r : kFftStaticRadices)
+        if (r == static_cast<unsigned>(p.fftRadices)) return true;
+    return false;
+}
+
+// Whether launchFftColumnPass runs a column FFT pass on its compile-time kernel (a listed radix list).
+inline bool fftColumnStaticKernelRuns(const DftPass& p) {
+    for (unsigned r : kFftColumnStaticRadices)
         if (r == static_cast<unsigned>(p.fftRadices)) return true;
     return false;
 }

@@ -273,6 +273,35 @@ __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines
     }
 }
 
+// fftTransform (LINE_FAST columns) for a radix list known at compile time: only its radices' stages are
+// instantiated (the run-time list's switch over all six radices holds the registers of the largest).
+template <unsigned RADICES, int P, bool INV, bool IS_FIRST, class First, class Last>
+__device__ __forceinline__ void fftTransformFixed(const float2* tw, int lines, const First& first, const FftSmemLines& sm,
+                                                  const Last& last) {
+    constexpr int R = fftRadixOf(RADICES & 15u);
+    constexpr bool kIsLast = (RADICES >> 4) == 0;
+    constexpr int kN2 = P * fftRadicesProduct(RADICES);
+    const float2* t = tw + (P - 1);
+    if constexpr (First::kGlobal && IS_FIRST) {
+        fftStage<R, INV, false, true>(t, kN2, lines, P, first, sm);
+        __syncthreads();
+    } else if constexpr (Last::kGlobal && kIsLast) {
+        fftStage<R, INV, false, true>(t, kN2, lines, P, sm, last);
+    } else {
+        fftStage<R, INV, true, true>(t, kN2, lines, P, sm, sm);
+        __syncthreads();
+    }
+    if constexpr (!kIsLast) fftTransformFixed<(RADICES >> 4), P * R, INV, false>(tw, lines, first, sm, last);
+}
+
+// The column transform (LINE_FAST) of n-point lines: RADICES != 0 its compile-time list (fftColumnPassKernel,
+// the long-axis kernels), else the run-time list `radices`.
+template <unsigned RADICES, bool INV, class First, class Last>
+__device__ __forceinline__ void fftColumnTransform(const float2* tw, int n, int lines, unsigned radices, const First& first,
+                                                   const FftSmemLines& sm, const Last& last) {
+    if constexpr (RADICES != 0) fftTransformFixed<RADICES, 1, INV, true>(tw, lines, first, sm, last);
+    else fftTransform<INV, true>(tw, n, lines, radices, first, sm, last);
+}
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
 // e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
@@ -533,7 +562,8 @@ cudaError_t launchFftPass(const DftPass& p, const void* src, void* dst, const T*
 //  inverse (p.inverse = 1, M = n output rows): the columns are zeroed, the K kept rows k scattered to
 //    spectrum index passMap(k, kP, kOff) (dropped at or beyond kLimit), and the last stage writes C's
 //    rows directly. No scale (as dftPassKernel<kC2C>).
-template <bool INV>
+// RADICES: the stage list at compile time (kFftColumnStaticRadices, the common lengths), else 0 (p.fftRadices).
+template <bool INV, unsigned RADICES>
 __global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, const float2* __restrict__ src,
                                                                    float2* __restrict__ dst) {
     extern __shared__ __align__(16) float fftSmem[];
@@ -554,7 +584,7 @@ __global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, co
 
     if constexpr (!INV) {
         const FftColumnsIn in{src + bBase, p.b.innerStride, p.b.rowStride};
-        fftTransform<false, true>(tw, n, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
+        fftColumnTransform<RADICES, false>(tw, n, lines, radices, in, sm, sm);  // ends with a barrier (tables too)
         allowDependentLaunch();
         for (int e = tid; e < p.M * lines; e += kFftThreads) {
             const int m = fftDiv(e, invLines), l = e - m * lines;
@@ -583,12 +613,13 @@ __global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, co
         allowDependentLaunch();
         __syncthreads();
         const FftColumnsOut out{dst + cBase, p.c.innerStride, p.c.rowStride};
-        fftTransform<true, true>(tw, n, lines, radices, sm, sm, out);
+        fftColumnTransform<RADICES, true>(tw, n, lines, radices, sm, sm, out);
     }
 }
 
 // Launch of one column FFT pass (DftPass::fft on a kC2C pass): (N / inner) * ceil(inner / fftLines)
-// blocks, fftColumnSmemBytes of dynamic shared memory (<= 48 KB).
+// blocks, fftColumnSmemBytes of dynamic shared memory (<= 48 KB); the compile-time kernel where the radix
+// list is one of kFftColumnStaticRadices.
 inline cudaError_t launchFftColumnPass(const DftPass& p, const void* src, void* dst, cudaStream_t stream) {
     const bool fwdOk = !p.inverse && p.K == p.S && p.M <= p.S;
     const bool invOk = p.inverse && p.M == p.S;
@@ -598,11 +629,20 @@ inline cudaError_t launchFftColumnPass(const DftPass& p, const void* src, void* 
         return cudaErrorInvalidConfiguration;
     const int64_t blocks = static_cast<int64_t>(p.N / p.b.inner) * ((p.b.inner + p.fftLines - 1) / p.fftLines);
     const size_t smem = fftColumnSmemBytes(p.S, p.fftLines);
-    if (p.inverse)
-        return launchKernel(fftColumnPassKernel<true>, dim3(static_cast<unsigned>(blocks)), dim3(kFftThreads), smem, stream, p,
-                            static_cast<const float2*>(src), static_cast<float2*>(dst));
-    return launchKernel(fftColumnPassKernel<false>, dim3(static_cast<unsigned>(blocks)), dim3(kFftThreads), smem, stream, p,
-                        static_cast<const float2*>(src), static_cast<float2*>(dst));
+    auto launch = [&](auto radices) {
+        constexpr unsigned R = decltype(radices)::value;
+        const auto* in = static_cast<const float2*>(src);
+        auto* out = static_cast<float2*>(dst);
+        return p.inverse ? launchKernel(fftColumnPassKernel<true, R>, dim3(static_cast<unsigned>(blocks)), dim3(kFftThreads), smem,
+                                        stream, p, in, out)
+                         : launchKernel(fftColumnPassKernel<false, R>, dim3(static_cast<unsigned>(blocks)), dim3(kFftThreads), smem,
+                                        stream, p, in, out);
+    };
+    cudaError_t err = cudaSuccess;
+    if (fftLaunchListed<kFftColumnStaticRadices>(static_cast<unsigned>(p.fftRadices), launch, err,
+                                                 std::make_index_sequence<kFftColumnStaticCount>{}))
+        return err;
+    return launch(std::integral_constant<unsigned, 0>{});
 }
 
 }  // namespace cuda

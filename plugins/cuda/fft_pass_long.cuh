@@ -35,35 +35,6 @@
 namespace turbofno {
 namespace cuda {
 
-// fftTransform (LINE_FAST columns) for a radix list known at compile time: only its radices' stages are
-// instantiated (the run-time list's switch over all six radices holds the registers of the largest).
-template <unsigned RADICES, int P, bool INV, bool IS_FIRST, class First, class Last>
-__device__ __forceinline__ void fftTransformFixed(const float2* tw, int lines, const First& first, const FftSmemLines& sm,
-                                                  const Last& last) {
-    constexpr int R = fftRadixOf(RADICES & 15u);
-    constexpr bool kIsLast = (RADICES >> 4) == 0;
-    constexpr int kN2 = P * fftRadicesProduct(RADICES);
-    const float2* t = tw + (P - 1);
-    if constexpr (First::kGlobal && IS_FIRST) {
-        fftStage<R, INV, false, true>(t, kN2, lines, P, first, sm);
-        __syncthreads();
-    } else if constexpr (Last::kGlobal && kIsLast) {
-        fftStage<R, INV, false, true>(t, kN2, lines, P, sm, last);
-    } else {
-        fftStage<R, INV, true, true>(t, kN2, lines, P, sm, sm);
-        __syncthreads();
-    }
-    if constexpr (!kIsLast) fftTransformFixed<(RADICES >> 4), P * R, INV, false>(tw, lines, first, sm, last);
-}
-
-// The column transform of the long-axis kernels: RADICES != 0 its compile-time list, else p.fftRadices.
-template <unsigned RADICES, bool INV, class First, class Last>
-__device__ __forceinline__ void fftLongTransform(const float2* tw, int Na, int lines, unsigned radices, const First& first,
-                                                 const FftSmemLines& sm, const Last& last) {
-    if constexpr (RADICES != 0) fftTransformFixed<RADICES, 1, INV, true>(tw, lines, first, sm, last);
-    else fftTransform<INV, true>(tw, Na, lines, radices, first, sm, last);
-}
-
 // x's columns c0 + l and c0 + l + H of one line as the first stage's complex source: value a of line l.
 template <typename T> struct FftLongIn {
     static constexpr bool kGlobal = true;
@@ -135,7 +106,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongR2CKernel(DftPass p, const
     gridDependencyWait();
 
     const FftLongIn<T> in{x + g * p.b.innerStride + c0, Nb, H};
-    fftLongTransform<RADICES, false>(tab.tw, Na, H, radices, in, sm, sm);  // ends with a barrier (tables too)
+    fftColumnTransform<RADICES, false>(tab.tw, Na, H, radices, in, sm, sm);  // ends with a barrier (tables too)
     allowDependentLaunch();
     // G groups of threads per kept bin, each summing every G-th line, then the groups in order
     const int G = kd < kFftThreads ? kFftThreads / kd : 1;
@@ -218,7 +189,7 @@ __global__ void __launch_bounds__(kFftThreads) fftLongC2RKernel(DftPass p, const
                                                static_cast<unsigned>(p.biasMod)])
                                 : 0.f;
     const FftLongOut<T> out{y + g * p.c.innerStride + c0, Nb, H, lineBias, FftC2REpilogue{p.scale, p.addY, p.activation}};
-    fftLongTransform<RADICES, true>(tab.tw, Na, H, radices, sm, sm, out);
+    fftColumnTransform<RADICES, true>(tab.tw, Na, H, radices, sm, sm, out);
 }
 
 // The power-of-two column lengths Na = 32 .. 512 (fftStages: 16 2, 16 4, 16 8, 16 16, 16 16 2) have kernels with

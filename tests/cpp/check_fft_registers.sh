@@ -35,9 +35,9 @@ def readable(mangled):
     m = re.match(r"_ZN8turbofno4cuda16fftLong(R2C|C2R)KernelI(f|6__half|13__nv_bfloat16)Lj(\d+)E", mangled)
     if m:
         return f"fftLong{m.group(1)}Kernel<{names[m.group(2)]}, {int(m.group(3)):#x}>"
-    m = re.match(r"_ZN8turbofno4cuda19fftColumnPassKernelILb([01])E", mangled)
+    m = re.match(r"_ZN8turbofno4cuda19fftColumnPassKernelILb([01])ELj(\d+)E", mangled)
     if m:
-        return f"fftColumnPassKernel<{'true' if m.group(1) == '1' else 'false'}>"
+        return f"fftColumnPassKernel<{'true' if m.group(1) == '1' else 'false'}, {int(m.group(2)):#x}>"
     return mangled
 kernels, cur = [], None
 for line in open(sys.argv[1]):
@@ -56,9 +56,10 @@ for name, regs in kernels:
     fails += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {name:58s} {regs:3d} registers (budget {allowed})")
 # per element type and kind: the run-time row kernel's 2 stage variants and the 11 compile-time ones
-# (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2 (+ 3 with the mixing prologue), 2 column kernels; per element type and kind the
-# four-step long-axis kernel's run-time and 5 compile-time column lists (kFftLongStaticRadices, fft_pass_long.cuh)
-want = 3 * 2 * (2 + 11) + 6 + 3 + 2 + 3 * 2 * (1 + 5)
+# (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2 (+ 3 with the mixing prologue); the column kernel's run-time and
+# 11 compile-time lists (kFftColumnStaticRadices), forward and inverse; per element type and kind the four-step
+# long-axis kernel's run-time and 5 compile-time column lists (kFftLongStaticRadices, fft_pass_long.cuh)
+want = 3 * 2 * (2 + 11) + 6 + 3 + 2 * (1 + 11) + 3 * 2 * (1 + 5)
 if len(kernels) != want:
     print(f"FAIL: {len(kernels)} kernels found in the ptxas output, expected {want}")
     fails += 1

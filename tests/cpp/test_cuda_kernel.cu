@@ -447,6 +447,15 @@ int main() {
     runCase({"2d 250x180 m(20+20, 40) FFT mixed f32", {250, 180}, 1, 4, 4, {20, 40}, {20, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"2d 24x384 k48 FFT mixed bf16", {24, 384}, 2, 3, 3, {6, 48}, {6, 0}, false, true, DataType::kBFloat16}, rng);
     runCase({"3d 6x8x30 FFT mixed last axis f32", {6, 8, 30}, 2, 3, 3, {2, 3, 16}, {2, 3, 0}, false, true, DataType::kFloat32}, rng);
+    // leading axes with a compile-time column FFT kernel (kFftColumnStaticRadices; on the separable algorithm,
+    // TFNO_TEST_ALGO=separable runs them all), asymmetric low / high blocks, partial column tiles
+    runCase({"2d 32x24 column 32 f32", {32, 24}, 2, 3, 3, {7, 5}, {6, 0}, false, true, DataType::kFloat32}, rng);
+    runCase({"2d 48x40 column 48 f16", {48, 40}, 2, 3, 4, {12, 9}, {11, 0}, false, true, DataType::kFloat16}, rng);
+    runCase({"2d 96x30 column 96 separable f32", {96, 30}, 3, 4, 4, {20, 11}, {20, 0}, true, true, DataType::kFloat32}, rng);
+    runCase({"2d 180x20 column 180 f32", {180, 20}, 1, 3, 2, {30, 9}, {29, 0}, false, false, DataType::kFloat32}, rng);
+    runCase({"2d 192x16 column 192 bf16", {192, 16}, 2, 2, 3, {24, 7}, {24, 0}, false, true, DataType::kBFloat16}, rng);
+    runCase({"2d 384x12 column 384 f32", {384, 12}, 1, 2, 2, {48, 5}, {47, 0}, false, true, DataType::kFloat32}, rng);
+    runCase({"2d 512x10 column 512 f32", {512, 10}, 1, 2, 2, {40, 4}, {40, 0}, false, true, DataType::kFloat32}, rng);
     badCalls();
     return turbofno_test::finish(failures, seed);
 }

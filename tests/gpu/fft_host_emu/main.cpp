@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -510,6 +511,9 @@ void run2D(int S, std::mt19937& rng, bool tiny = false) {
     }
 }
 
+// The compile-time column kernels' radix lists that runColumns ran (each listed one must run once).
+std::set<unsigned> gColumnListsRun;
+
 // The column FFT (complex leading-axis passes, fftColumnPassKernel): every C2C pass the planner marks
 // as an FFT in a 2D / 3D shape, on random complex input laid out per the pass's views, against the
 // float64 sums of the pass's definition C[col, m] = sum_k e^{-+2 pi i f(m) g(k) / S} B[col, k]
@@ -553,6 +557,8 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
         std::normal_distribution<float> nd;
         std::vector<float2> b(bElems), cOut(cElems, make_float2(NAN, NAN));
         for (auto& v : b) v = make_float2(nd(rng), nd(rng));
+        const bool isStatic = cuda::fftColumnStaticKernelRuns(p);  // the compile-time kernel runs it
+        if (isStatic) gColumnListsRun.insert(static_cast<unsigned>(p.fftRadices));
         const cudaError_t err = cuda::launchFftColumnPass(p, b.data(), cOut.data(), nullptr);
         double num = 0, den = 0;
         const double sign = p.inverse ? 1.0 : -1.0;
@@ -575,7 +581,8 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
         worstF32 = std::max(worstF32, e);
         report(err == cudaSuccess && e <= 2e-6,
                "columns " + dims + (p.inverse ? " inverse" : " forward") + " S=" + std::to_string(p.S) + " M=" + std::to_string(p.M) +
-                   " K=" + std::to_string(p.K) + " inner=" + std::to_string(p.b.inner) + " W=" + std::to_string(p.fftLines),
+                   " K=" + std::to_string(p.K) + " inner=" + std::to_string(p.b.inner) + " W=" + std::to_string(p.fftLines) +
+                   (isStatic ? " (compile-time stages)" : " (run-time stages)"),
                e, 2e-6);
     }
     if (tested == 0) {
@@ -614,6 +621,18 @@ int main(int argc, char** argv) {
         runColumns({96, 16, 16}, {32, 16, 9}, {16, 8, 9}, 1, 2, rng);
         runColumns({8, 1024}, {8, 3}, {4, 3}, 1, 2, rng);
         runColumns({1024, 8}, {64, 5}, {32, 5}, 1, 1, rng);
+        // the other lengths with a compile-time column kernel (kFftColumnStaticRadices)
+        runColumns({32, 12}, {16, 5}, {8, 5}, 1, 3, rng);
+        runColumns({128, 40}, {48, 17}, {24, 17}, 2, 1, rng);
+        runColumns({180, 9}, {40, 5}, {20, 5}, 1, 2, rng);
+        runColumns({192, 24}, {40, 12}, {21, 12}, 1, 2, rng);
+        runColumns({384, 16}, {96, 7}, {48, 7}, 1, 1, rng);
+        runColumns({512, 10}, {64, 4}, {31, 4}, 1, 1, rng);
+        for (unsigned r : cuda::kFftColumnStaticRadices)
+            if (!gColumnListsRun.count(r)) {
+                ++failures;
+                std::printf("FAIL: no column case ran the compile-time kernel of radix list %#x\n", r);
+            }
     }
     runStatic(rng);
     cuda::setMixInC2ROverride(1);  // wherever the kernel can run it (the planner's rule is test_cuda_plan's)
