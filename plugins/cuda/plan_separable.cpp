@@ -25,6 +25,15 @@ std::atomic<int> gSplitStepsOverride{-1};
 std::atomic<int> gFftPassOverride{-1};
 std::atomic<int> gFftDirectOverride{-1};
 std::atomic<int> gFftLongOverride{-1};
+std::atomic<int> gFftColumn3dOverride{-1};
+// Column FFTs on the leading axes of 3D layers: where the axis' view has at least kFftColumn3dMinInner
+// columns per outer index (inner: the kept modes of the axes after it). With the compile-time column
+// kernels, all leading axes as column FFTs measured (tests/gpu/logs/col3d_s18, ms per layer, DFT passes /
+// column FFTs): 2x32x48^3 m12 0.174 / 0.160, 1x16x96x96x64 m16 0.173 / 0.147, 4x32x64^3 m16 0.517 / 0.391,
+// 1x32x64^3 m8 0.102 / 0.093, but 1x32x48^3 m6 0.070 / 0.076 and 32x32x48^3 m6 1.125 / 1.681: there the
+// middle axis has 6 columns per outer index (blocks of 6 x 48 points, one per outer index).
+constexpr bool kFftColumns3dDefault = true;
+constexpr int64_t kFftColumn3dMinInner = 8;
 // The FFT passes (fft_pass.cuh) run whenever they can, unless forced off (setFftPassOverride(0)).
 // Written without a measurement (no GPU on the writing machine): the integrator checks it on the H200.
 constexpr bool kFftPassDefault = true;
@@ -112,10 +121,8 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
     p.fftDirect = forced >= 0 ? forced : (fftDirectDefault(p.inverse != 0, S) ? 1 : 0);
 }
 
-// Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT. 2D
-// layers only: in 3D the column FFTs measured no faster than the DFT passes (48^3: 113 vs 99 us for the
-// four passes, 96x96x64: equal; tests/gpu/logs/fft_col_cd71e63) and the FNO3D model ran slower with them.
-// (fft_pass.cuh): W columns per block, a power of two up to 64 with W * n <= 4096 (at most `inner`),
+// Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT
+// (fft_pass.cuh; every leading axis of a 2D layer, 3D ones by kFftColumn3dMinInner): W columns per block, a power of two up to 64 with W * n <= 4096 (at most `inner`),
 // fewer (down to 4: 32-byte rows) where the grid would have less than kFftTargetBlocks blocks.
 void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
     p.fft = 1;
@@ -174,6 +181,7 @@ FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles
 }
 
 void setFftLongOverride(int mode) { gFftLongOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setFftColumn3dOverride(int mode) { gFftColumn3dOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 bool lastAxisUsesFftLong(const core::SpectralConvShape& shape) {
     if (shape.rank != 1 || core::outSize(shape, 0) != shape.spatial[0]) return false;
@@ -268,6 +276,13 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     const int64_t specInElems = L0 * prod(K, 0, d), specOutElems = L1 * prod(K, 0, d);
     Buffers bufs;
     const bool fftOn = fftPassesOn();
+    // which leading axes run as column FFTs (makeFftColumnPass): 2D always, 3D by kFftColumns3dDefault
+    const int col3d = gFftColumn3dOverride.load(std::memory_order_relaxed);
+    auto columnAxis = [&](int64_t n, int64_t inner) {  // a leading axis of n points, `inner` columns per outer index
+        if (!fftOn || !fftColumnLength(n)) return false;
+        if (d == 2) return true;
+        return col3d >= 0 ? col3d == 1 : (kFftColumns3dDefault && inner >= kFftColumn3dMinInner);
+    };
     FftLongShape longAxis;  // the four-step FFT of a 1D layer's long axis (Na 0: none)
 
     // ---- forward: R2C along the last axis, then each leading axis from the innermost out ----
@@ -301,7 +316,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.mOff = static_cast<int>(S[j] - K[j]);
         st.pass.b = view(inner, S[j] * inner, 1, inner);
         st.pass.c = view(inner, K[j] * inner, 1, inner);
-        if (fftOn && d == 2 && fftColumnLength(S[j])) makeFftColumnPass(st.pass, outer, inner, S[j]);
+        if (columnAxis(S[j], inner)) makeFftColumnPass(st.pass, outer, inner, S[j]);
         st.src = sp.fwd[sp.nFwd - 2].dst;
         st.dst = j == 0 ? Buffer::kSpecIn : other(st.src);
         bufs.need(st.dst, outer * K[j] * inner);
@@ -323,7 +338,7 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
         st.pass.inverse = 1;
         st.pass.b = view(in, K[j] * in, 1, in);
         st.pass.c = view(in, T[j] * in, 1, in);
-        if (fftOn && d == 2 && fftColumnLength(S[j]) && T[j] == S[j]) makeFftColumnPass(st.pass, outer, in, S[j]);
+        if (columnAxis(S[j], in) && T[j] == S[j]) makeFftColumnPass(st.pass, outer, in, S[j]);
         st.src = prev;
         st.dst = prev == Buffer::kA ? Buffer::kB : Buffer::kA;
         bufs.need(st.dst, outer * T[j] * in);

@@ -107,6 +107,9 @@ int fftStages(int64_t n2, int maxRadix = 16);
 // Test / benchmark hook for the FFT passes: -1 the planner's choice (whenever possible), 0 never,
 // 1 whenever possible.
 void setFftPassOverride(int mode);
+// Test / benchmark hook for the column FFTs on the leading axes of 3D layers (kFftColumns3dDefault): -1 the
+// planner's, 0 never (DFT passes), 1 wherever the length allows.
+void setFftColumn3dOverride(int mode);
 // Test / benchmark hook for the row FFTs' first / last stage (DftPass::fftDirect): -1 the planner's,
 // 0 staged through shared memory, 1 direct.
 void setFftDirectOverride(int mode);

@@ -31,6 +31,7 @@ void setPassTcOverride(int mode);     // -1 planner, 0 fp32 FMA, 1 3xTF32 tensor
 void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh), 1 flat (mixing_flat.cuh)
 void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
 void setMixInC2ROverride(int mode);   // -1 planner, 0 the mixing kernel, 1 the mixing inside a radix-2 C2R (mixing_c2r.cuh)
+void setFftColumn3dOverride(int mode);  // -1 planner, 0 DFT passes, 1 column FFTs on 3D leading axes (plan_separable.h)
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -374,15 +375,17 @@ int main() {
     }
     // TFNO_TEST_PASS_TC=0|1: the separable passes on fp32 FMA / tensor cores; TFNO_TEST_MIX_FLAT=0|1: the tiled /
     // flat mixing kernel; TFNO_TEST_FFT_PASS=0|1: the separable last-axis passes as DFT GEMMs / FFTs (where
-    // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible)
-    std::string tcName, flatName, fftName, mcName;
+    // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible);
+    // TFNO_TEST_COL3D=0|1: 3D layers' leading axes on the DFT passes / as column FFTs (where the length allows)
+    std::string tcName, flatName, fftName, mcName, c3Name;
     if (!readSwitch("TFNO_TEST_PASS_TC", cuda::setPassTcOverride, &tcName) ||
         !readSwitch("TFNO_TEST_MIX_FLAT", cuda::setMixFlatOverride, &flatName) ||
         !readSwitch("TFNO_TEST_FFT_PASS", cuda::setFftPassOverride, &fftName) ||
-        !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName))
+        !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName) ||
+        !readSwitch("TFNO_TEST_COL3D", cuda::setFftColumn3dOverride, &c3Name))
         return 1;
-    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s\n", algoName.c_str(),
-                tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str());
+    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s, 3D column FFTs: %s\n",
+                algoName.c_str(), tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str(), c3Name.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
@@ -423,6 +426,7 @@ int main() {
     runCase({"2d 97x101 primes f16", {97, 101}, 2, 3, 3, {11, 13}, {12, 0}, false, true, DataType::kFloat16}, rng);
     runCase({"3d 48x48x48 m12 f32", {48, 48, 48}, 1, 4, 4, {12, 12, 12}, {12, 12, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"3d 17x31x23 separable f32", {17, 31, 23}, 2, 3, 3, {5, 7, 9}, {4, 8, 0}, true, true, DataType::kFloat32}, rng);
+    runCase({"3d 96x20x18 column lengths f32", {96, 20, 18}, 1, 2, 3, {16, 6, 5}, {15, 5, 0}, false, true, DataType::kFloat32}, rng);
     // FFT last-axis passes (fft_pass.cuh; TFNO_TEST_FFT_PASS=0 runs them as DFT passes): the shortest
     // axis with Nyquist, every bin of the longest, several lines per block with a partial last block
     // (7 x 97 lines of 64 -> 2 per block), half precision, a 3D chain and a 2D plane (separable weights)

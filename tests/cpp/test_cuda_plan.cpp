@@ -378,14 +378,36 @@ void testFftPasses() {
     expect(sep(makeShape({48, 48}, {24, 12}, 1, 8, 8)).fwd[0].pass.fftLines == 1, "1x8x48x48: 1 line per block (384 lines in all)");
     expect(sep(makeShape({3840}, {64}, 32, 64, 64)).fwd[0].pass.fftLines == 1 && sep(makeShape({1000}, {64}, 64, 64, 64)).fwd[0].pass.fftLines == 8,
            "3840-point lines: 1 per block (48 KB); 1000-point lines: 8 (line budget)");
-    // 3D: FFTs on the last axis only (the leading axes' DFT passes measured at least as fast as column FFTs)
+    // 3D: leading axes as column FFTs where their view has >= kFftColumn3dMinInner (8) columns per outer index
+    // (the kept modes of the later axes), else DFT passes
     const cuda::SeparablePlan s3 = sep(makeShape({32, 32, 64}, {8, 8, 16}, 1, 4, 4));
-    expect(s3.fwd[0].pass.fft && !s3.fwd[1].pass.fft && !s3.fwd[2].pass.fft && !s3.inv[0].pass.fft && !s3.inv[1].pass.fft &&
+    expect(s3.fwd[0].pass.fft && s3.fwd[1].pass.fft && s3.fwd[2].pass.fft && s3.inv[0].pass.fft && s3.inv[1].pass.fft &&
                s3.inv[2].pass.fft,
-           "3D 32x32x64: FFTs only on the last axis' R2C and C2R");
+           "3D 32x32x64 k16: FFTs on every axis");
     const cuda::SeparablePlan s3m = sep(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
-    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && !s3m.fwd[1].pass.fft && s3m.inv[2].pass.fft && !s3m.inv[1].pass.fft,
-           "3D 48^3: mixed-radix FFT only on the last axis");
+    expect(s3m.fwd[0].pass.fft && s3m.fwd[0].pass.fftRadices == 0x243 && s3m.fwd[1].pass.fft && s3m.fwd[2].pass.fft &&
+               s3m.inv[0].pass.fft && s3m.inv[1].pass.fft && s3m.inv[2].pass.fft,
+           "3D 48^3 m12: mixed-radix FFTs on every axis");
+    const cuda::SeparablePlan s3few = sep(makeShape({48, 48, 48}, {12, 12, 6}, 32, 32, 32));
+    expect(s3few.fwd[1].pass.b.inner == 6 && !s3few.fwd[1].pass.fft && s3few.fwd[2].pass.fft && s3few.inv[0].pass.fft &&
+               !s3few.inv[1].pass.fft,
+           "3D 48^3 m6: the middle axis (6 columns per outer index) on the DFT pass, the first as a column FFT");
+    // forced: setFftColumn3dOverride(1) every leading axis of a column length as a column FFT, (0) none; same views
+    cuda::setFftColumn3dOverride(1);
+    const cuda::SeparablePlan s3c = sep(makeShape({48, 48, 48}, {12, 12, 6}, 32, 32, 32));
+    const cuda::SeparablePlan s3odd = sep(makeShape({48, 7, 40}, {24, 5, 12}, 2, 3, 3));
+    cuda::setFftColumn3dOverride(0);
+    const cuda::SeparablePlan s3d = sep(makeShape({48, 48, 48}, {24, 24, 12}, 2, 32, 32));
+    cuda::setFftColumn3dOverride(-1);
+    expect(s3c.fwd[1].pass.fft && s3c.fwd[2].pass.fft && s3c.inv[0].pass.fft && s3c.inv[1].pass.fft &&
+               s3c.fwd[1].pass.fftRadices == 0x443 && s3c.fwd[1].pass.b.inner == 6 && s3c.fwd[2].pass.b.inner == 12 * 6 &&
+               s3c.fwd[1].pass.b.inner == s3few.fwd[1].pass.b.inner && s3c.inv[1].pass.c.inner == s3few.inv[1].pass.c.inner,
+           "3D 48^3 m6 with 3D column FFTs forced: both leading axes as column FFTs, same views");
+    expect(!s3odd.fwd[1].pass.fft && s3odd.fwd[2].pass.fft && s3odd.inv[0].pass.fft && !s3odd.inv[1].pass.fft,
+           "3D 48x7x40 with 3D column FFTs forced: the 7-point axis stays a DFT pass");
+    expect(s3d.fwd[0].pass.fft && !s3d.fwd[1].pass.fft && !s3d.fwd[2].pass.fft && !s3d.inv[0].pass.fft && !s3d.inv[1].pass.fft &&
+               s3d.inv[2].pass.fft,
+           "3D 48^3 with 3D column FFTs forced off: FFTs only on the last axis");
     // 2D: column FFTs on the leading axis (48 = 3 x 4 x 4)
     const cuda::SeparablePlan s2m = sep(makeShape({48, 48}, {24, 12}, 2, 32, 32));
     expect(s2m.fwd[1].pass.fft && s2m.fwd[1].pass.fftRadices == 0x443 && s2m.inv[0].pass.fft, "2D 48x48: column FFTs on the leading axis");
