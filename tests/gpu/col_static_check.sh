@@ -15,14 +15,8 @@
 # Logs in $OUT; exit status 0 only when every check (1-3) passed (the failed steps are named at the end).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-PY=${PYTHON:-python3}
-OUT=${OUT:-out/col_static}
-mkdir -p "$OUT"
-export PYTHONPATH=$PWD/python:$PWD/tests/gpu:${PYTHONPATH:-} TURBOFNO_LIB_DIR=$PWD/build-gpu
-CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-T=build-gpu/tests/cpp/test_cuda_kernel
-failed=()
-step() { echo "=== col_static_check [$(date +%T)] $*"; }
+CHECK=col_static_check
+source tests/gpu/check_env.sh
 
 step "1/5 test_cuda_kernel: planner, separable forced"
 for a in auto separable; do
@@ -56,8 +50,4 @@ echo "this build:"
 cat "$OUT/this/tune_variants.md" 2>/dev/null | tail -20
 [ -n "${PREV:-}" ] && { echo "previous build ($PREV):"; cat "$OUT/prev/tune_variants.md" 2>/dev/null | tail -20; }
 
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "col_static_check: FAILED steps: ${failed[*]}"
-  exit 1
-fi
-echo "col_static_check: all checks passed"
+finish_checks

@@ -13,14 +13,8 @@
 # Logs in $OUT; exit status 0 only when every step passed (the failed steps are named at the end).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-PY=${PYTHON:-python3}
-OUT=${OUT:-out/mix_c2r}
-mkdir -p "$OUT"
-export PYTHONPATH=$PWD/python:$PWD/tests/gpu:${PYTHONPATH:-} TURBOFNO_LIB_DIR=$PWD/build-gpu
-CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-T=build-gpu/tests/cpp/test_cuda_kernel
-failed=()
-step() { echo "=== mix_c2r_check [$(date +%T)] $*"; }
+CHECK=mix_c2r_check
+source tests/gpu/check_env.sh
 last() { grep -E "$2" "$1" | tail -"${3:-2}"; }
 
 step "1/4 test_cuda_kernel: planner, mixing in C2R forced on (auto, separable), forced off"
@@ -47,7 +41,4 @@ timeout 200 "$PY" tests/gpu/tune_variants.py --set mix_c2r --config bench/config
   > "$OUT/tune_mix_c2r.log" 2>&1 || failed+=("4 tune_variants --set mix_c2r")
 tail -9 "$OUT/tune_mix_c2r.log"
 
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "mix_c2r_check: FAILED steps:"; printf '  %s\n' "${failed[@]}"; exit 1
-fi
-echo "mix_c2r_check: all steps passed"
+finish_checks
