@@ -279,22 +279,15 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     const int64_t plane = shape.spatial[0] * shape.spatial[1];
     const int64_t kd = shape.kept[1];
     if (kd >= kSeparableFromModes || plane > kSeparableFromPlane) return Algorithm::kSeparable;
-    // With FFT last-axis passes (plan_separable.h) the separable algorithm also wins on rows of 128
-    // points and more, on many planes, on 128^2+ planes with few modes and on 64-point rows except where
-    // their row count puts them on the radix-2 kernel with a grid just under the FFT's block target.
-    // Measured with the compile-time row kernels at d348162 (tests/gpu/logs/static_fft_s9/tune_2d_algo.md,
-    // ms, fused / separable): 8x64x128x128 m32 0.196 / 0.115, 1x32x64x64 m16 0.029 / 0.020, 32x32x64x64
-    // m12 0.106 / 0.070, 8x64x64x64 m12 0.064 / 0.053, 1x64x128x128 m32 0.066 / 0.064; the fused plane
-    // stays ahead at 16384 rows of 64 points (4x64x64x64 m16 0.059 / 0.064, 8x32x64x64 m12 0.043 / 0.047),
-    // at 48- and 96-point rows (1x8x48x48 m12 0.017 / 0.024, 8x32x96x96 m24 0.078 / 0.083).
+    // With FFT last-axis passes (plan_separable.h) and the compile-time column FFTs the separable algorithm
+    // wins everywhere but on tiny problems. Measured at 446e389 (tests/gpu/logs/algo_s18/tune_2d_algo_446e389.md,
+    // ms, fused / separable): 1x8x48x48 m12 (384 rows) 0.0173 / 0.0196; separable from 1x16x64x64 m16 (1024 rows,
+    // 0.0206 / 0.0145) on, e.g. 4x32x48x48 m12 0.0303 / 0.0259, 4x64x64x64 m12 0.0504 / 0.0397, 8x32x64x64 m16
+    // 0.0454 / 0.0360, 8x32x96x96 m24 0.0775 / 0.0663, 32x32x96x96 m8 0.1625 / 0.1485; 4x64x64x64 m6 0.0345 /
+    // 0.0331 and 8x32x96x96 m8 0.0488 / 0.0482 (the previous rule's other fused-plane shapes) about equal.
     if (lastAxisUsesFft(shape)) {
-        const int64_t planes = shape.batch * shape.inChannels;
-        const int64_t Sd = shape.spatial[1], rows = planes * shape.spatial[0];
-        if (Sd >= kFftSeparableFromLength || planes >= kFftSeparableFromPlanes ||
-            (plane >= 128 * 128 && kd <= kFftSeparableMaxModes) ||
-            (Sd == kFftFusedBandLength && (rows <= kFftFusedRowsAbove || rows >= kFftFusedRowsBelow))) {
-            return Algorithm::kSeparable;
-        }
+        const int64_t rows = shape.batch * shape.inChannels * shape.spatial[0];
+        if (rows > kFftFusedMaxRows) return Algorithm::kSeparable;
     }
     return Algorithm::kFusedPlane;
 }

@@ -117,15 +117,9 @@ struct Plan {
 // 2D shapes run separable from this many kept last-axis modes or this plane size on (plan.cpp).
 constexpr int64_t kSeparableFromModes = 40;
 constexpr int64_t kSeparableFromPlane = 300 * 300;
-// ... and, where the last axis runs as FFT passes, from this row length, this many (n, c) planes, or
-// planes of 128x128 and more with at most this many kept last-axis modes; rows of kFftFusedBandLength
-// points outside the band of row counts kFftFusedRowsAbove < rows < kFftFusedRowsBelow (chooseAlgorithm).
-constexpr int64_t kFftSeparableFromLength = 128;
-constexpr int64_t kFftSeparableFromPlanes = 2048;
-constexpr int64_t kFftSeparableMaxModes = 16;
-constexpr int64_t kFftFusedBandLength = 64;
-constexpr int64_t kFftFusedRowsAbove = 8192;
-constexpr int64_t kFftFusedRowsBelow = 32768;
+// ... and, where the last axis runs as FFT passes, from more than this many rows in all (N * Cin * S_1)
+// on (chooseAlgorithm).
+constexpr int64_t kFftFusedMaxRows = 512;
 // Whether the planner co-launches a fused layer's skip GEMM with a radix-2 R2C (Plan::skipCoLaunch).
 constexpr bool kSkipCoLaunchDefault = true;
 // Whether the planner moves the mixing into a radix-2 C2R (Plan::mixInC2R) where the flat mixing kernel

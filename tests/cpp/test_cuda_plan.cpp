@@ -124,20 +124,21 @@ void testChoice() {
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {128, 64})) == cuda::Algorithm::kSeparable, "2D m64: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 32})) == cuda::Algorithm::kSeparable, "2D 384x384: separable");
     expect(cuda::chooseAlgorithm(makeShape({256, 256}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 256x256 m32: separable (FFT rows)");
-    // 180-point rows run as mixed-radix FFT passes (from 128 points: separable); 96- and 48-point rows stay fused
+    // FFT last axes: separable from more than kFftFusedMaxRows (512) rows in all, the fused plane below
     expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 250x180 m32: separable");
-    expect(cuda::chooseAlgorithm(makeShape({96, 96}, {48, 24}, 8, 32, 32)) == cuda::Algorithm::kFusedPlane &&
+    expect(cuda::chooseAlgorithm(makeShape({96, 96}, {48, 24}, 8, 32, 32)) == cuda::Algorithm::kSeparable &&
                cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane,
-           "8x32x96x96 m24, 1x8x48x48 m12: fused");
+           "8x32x96x96 m24: separable; 1x8x48x48 m12 (384 rows): fused");
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "32x64 planes of 64x64: separable");
-    // 64-point rows: separable at <= 8192 and >= 32768 rows, fused in between
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kSeparable &&
                cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 32, 32)) == cuda::Algorithm::kSeparable &&
-               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 32, 32)) == cuda::Algorithm::kSeparable,
-           "8x64, 1x32, 4x32 planes of 64x64: separable");
-    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 64, 64)) == cuda::Algorithm::kFusedPlane &&
-               cuda::chooseAlgorithm(makeShape({64, 64}, {24, 12}, 8, 32, 32)) == cuda::Algorithm::kFusedPlane,
-           "4x64, 8x32 planes of 64x64 (16384 rows): fused");
+               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 32, 32)) == cuda::Algorithm::kSeparable &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 64, 64)) == cuda::Algorithm::kSeparable &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {24, 12}, 8, 32, 32)) == cuda::Algorithm::kSeparable,
+           "8x64, 1x32, 4x32, 4x64, 8x32 planes of 64x64: separable");
+    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 9, 9)) == cuda::Algorithm::kSeparable,
+           "1x8 planes of 64x64 (512 rows): fused; 1x9 (576 rows): separable");
     expect(cuda::chooseAlgorithm(makeShape({128, 128}, {16, 8}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "128x128 m8: separable");
     expect(cuda::chooseAlgorithm(makeShape({128, 128}, {64, 32}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "8x64x128x128 m32: separable");
     cuda::setFftPassOverride(0);
@@ -182,7 +183,7 @@ void testResampling() {
 
 // The fused layer (op version 2) runs on the separable algorithm: skip first, epilogue in C2R.
 void testFusedLayer() {
-    core::SpectralConvShape s = makeShape({64, 64}, {32, 17}, 4, 64, 64);  // 16384 rows of 64 points: the fused plane
+    core::SpectralConvShape s = makeShape({64, 64}, {32, 17}, 1, 8, 8);  // 512 rows of 64 points: the fused plane
     s.hasSkip = true;
     core::SpectralConvAttrs a = makeAttrs({16, 17}, {16, 0});
     a.activation = core::Activation::kGeluTanh;
@@ -191,7 +192,7 @@ void testFusedLayer() {
            "fused layer: the fused plane (the planner's 2D choice) with the skip in y and the activation in its inverse");
     expect(p.sep.skipPoints == 64 * 64 && p.sep.inv[1].pass.addY == 1 && p.sep.inv[1].pass.activation == 2,
            "fused layer: skip GEMM over prod(S) points, C2R adds it and applies the activation");
-    core::SpectralConvShape plain = makeShape({64, 64}, {32, 17}, 4, 64, 64);
+    core::SpectralConvShape plain = makeShape({64, 64}, {32, 17}, 1, 8, 8);
     a.activation = core::Activation::kIdentity;
     const cuda::Plan q = cuda::makePlan(plain, &a);
     expect(q.sep.skipPoints == 0 && q.sep.inv[1].pass.addY == 0 && q.sep.inv[1].pass.activation == 0, "plain layer: no epilogue");
@@ -454,7 +455,7 @@ void testFftPasses() {
     expect(sep(small).fwd[0].pass.fft && sep(small).inv[0].pass.fft, "FFT default: on whenever possible");
     // the algorithm choice: mixed-radix rows count as FFT rows (chooseAlgorithm's rule, unmeasured for
     // them); the benchmark shapes: 250x180 m40 and 384x384 m48 separable (>= 40 modes), 48x48 m12 fused
-    expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16})) == cuda::Algorithm::kSeparable, "2D 64x384 m16: separable (FFT rows >= 256)");
+    expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16}, 4, 8, 8)) == cuda::Algorithm::kSeparable, "2D 4x8x64x384 m16: separable (FFT rows)");
     expect(cuda::chooseAlgorithm(makeShape({250, 180}, {80, 40}, 4, 64, 64)) == cuda::Algorithm::kSeparable, "4x64x250x180 m40: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 48}, 2, 128, 128)) == cuda::Algorithm::kSeparable, "2x128x384x384 m48: separable");
     expect(cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane, "1x8x48x48 m12: fused plane");
