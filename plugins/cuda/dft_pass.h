@@ -116,23 +116,24 @@ TURBOFNO_HOST_DEVICE constexpr int fftRadicesProduct(unsigned radices) {
     return n;
 }
 
+// Whether a radix-list table (kFftStaticRadices, kFftColumnStaticRadices) holds `radices`.
+template <size_t N> bool fftRadicesListed(const unsigned (&list)[N], int radices) {
+    for (unsigned r : list)
+        if (r == static_cast<unsigned>(radices)) return true;
+    return false;
+}
+
 // Whether launchFftPass runs a row FFT pass (R2C, or C2R where `inverse`) on its compile-time kernel: a
 // listed radix list with the planner's stage variant (fftDirectDefault; the other variant runs the
 // run-time kernel).
 inline bool fftStaticKernelRuns(const DftPass& p, bool inverse) {
     if (p.fftLongCols != 0) return false;  // fft_pass_long.cuh
     if (p.fftDirect != (fftDirectDefault(inverse, p.S) ? 1 : 0)) return false;
-    for (unsigned r : kFftStaticRadices)
-        if (r == static_cast<unsigned>(p.fftRadices)) return true;
-    return false;
+    return fftRadicesListed(kFftStaticRadices, p.fftRadices);
 }
 
 // Whether launchFftColumnPass runs a column FFT pass on its compile-time kernel (a listed radix list).
-inline bool fftColumnStaticKernelRuns(const DftPass& p) {
-    for (unsigned r : kFftColumnStaticRadices)
-        if (r == static_cast<unsigned>(p.fftRadices)) return true;
-    return false;
-}
+inline bool fftColumnStaticKernelRuns(const DftPass& p) { return fftRadicesListed(kFftColumnStaticRadices, p.fftRadices); }
 
 // Whether a pass runs on the radix-2 row FFT kernel (fft_pass_radix2.cuh; launchFftPass's first branch).
 inline bool fftRadix2KernelRuns(const DftPass& p) { return p.fft != 0 && p.fftLongCols == 0 && p.fftRadices == 0; }

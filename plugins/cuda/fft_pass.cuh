@@ -302,6 +302,7 @@ __device__ __forceinline__ void fftColumnTransform(const float2* tw, int n, int 
     if constexpr (RADICES != 0) fftTransformFixed<RADICES, 1, INV, true>(tw, lines, first, sm, last);
     else fftTransform<INV, true>(tw, n, lines, radices, first, sm, last);
 }
+
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
 // e^{+2 pi i k / (2 N2)}, k <= N2 / 2.

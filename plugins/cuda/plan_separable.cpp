@@ -122,8 +122,8 @@ void makeFftPass(DftPass& p, int64_t lines, int64_t S) {
 }
 
 // Marks a complex pass over `outer` x `inner` columns of n points (fftColumnLength) as a column FFT
-// (fft_pass.cuh; every leading axis of a 2D layer, 3D ones by kFftColumn3dMinInner): W columns per block, a power of two up to 64 with W * n <= 4096 (at most `inner`),
-// fewer (down to 4: 32-byte rows) where the grid would have less than kFftTargetBlocks blocks.
+// (fft_pass.cuh; every leading axis of a 2D layer, 3D ones by kFftColumn3dMinInner): W columns per
+// block, a power of two up to 64 with W * n <= 4096 (at most `inner`), fewer (down to 4: 32-byte rows) where the grid would have less than kFftTargetBlocks blocks.
 void makeFftColumnPass(DftPass& p, int64_t outer, int64_t inner, int64_t n) {
     p.fft = 1;
     int64_t W = 1;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # ncu of our layer's kernels at a few shapes (GPU machine; build-gpu/libtfno_capi.so, torch):
 #   OUT=dir bash tests/gpu/ncu_layer.sh "B C SxS m [dtype] [path]" ...
-# Per shape: every kernel of the second (warm) layer call, each timed alone, with the speed-of-light,
-# launch, occupancy and warp-state sections: $OUT/ncu_<shape>.txt, and one summary line per kernel
-# (duration, grid, registers, achieved occupancy) in $OUT/ncu_summary.txt.
+# Per shape: every kernel of profile_one.py's two layer calls, each timed alone, with the speed-of-light,
+# launch, occupancy, warp-state and memory sections: $OUT/ncu_<shape>.txt, and one summary line per kernel
+# (duration, grid, registers, achieved occupancy, memory / DRAM throughput) in $OUT/ncu_summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ncu}
 mkdir -p "$OUT"
+: > "$OUT/ncu_summary.txt"
 for spec in "$@"; do
   tag=$(echo "$spec" | tr ' ' '_')
   ncu --clock-control none -k regex:"spectral|fft|dft|sumPartials|skip" --section SpeedOfLight --section LaunchStats --section Occupancy \
