@@ -32,6 +32,7 @@ void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh)
 void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
 void setMixInC2ROverride(int mode);   // -1 planner, 0 the mixing kernel, 1 the mixing inside a radix-2 C2R (mixing_c2r.cuh)
 void setFftColumn3dOverride(int mode);  // -1 planner, 0 DFT passes, 1 column FFTs on 3D leading axes (plan_separable.h)
+void setMixRingOverride(int mode);      // -1 planner, 0 / 1 the tiled mixing kernel's weights without / through the cp.async ring
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -376,16 +377,19 @@ int main() {
     // TFNO_TEST_PASS_TC=0|1: the separable passes on fp32 FMA / tensor cores; TFNO_TEST_MIX_FLAT=0|1: the tiled /
     // flat mixing kernel; TFNO_TEST_FFT_PASS=0|1: the separable last-axis passes as DFT GEMMs / FFTs (where
     // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible);
-    // TFNO_TEST_COL3D=0|1: 3D layers' leading axes on the DFT passes / as column FFTs (where the length allows)
-    std::string tcName, flatName, fftName, mcName, c3Name;
+    // TFNO_TEST_COL3D=0|1: 3D layers' leading axes on the DFT passes / as column FFTs (where the length allows);
+    // TFNO_TEST_MIX_RING=0|1: the tiled mixing kernel's weights loaded directly / through the cp.async ring
+    std::string tcName, flatName, fftName, mcName, c3Name, ringName;
     if (!readSwitch("TFNO_TEST_PASS_TC", cuda::setPassTcOverride, &tcName) ||
         !readSwitch("TFNO_TEST_MIX_FLAT", cuda::setMixFlatOverride, &flatName) ||
         !readSwitch("TFNO_TEST_FFT_PASS", cuda::setFftPassOverride, &fftName) ||
         !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName) ||
-        !readSwitch("TFNO_TEST_COL3D", cuda::setFftColumn3dOverride, &c3Name))
+        !readSwitch("TFNO_TEST_COL3D", cuda::setFftColumn3dOverride, &c3Name) ||
+        !readSwitch("TFNO_TEST_MIX_RING", cuda::setMixRingOverride, &ringName))
         return 1;
-    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s, 3D column FFTs: %s\n",
-                algoName.c_str(), tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str(), c3Name.c_str());
+    std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s, 3D column FFTs: %s, "
+                "mixing ring: %s\n",
+                algoName.c_str(), tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str(), c3Name.c_str(), ringName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};

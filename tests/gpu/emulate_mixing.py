@@ -51,9 +51,11 @@ def run(N,Cin,Cout,Kall,split,sep, mixIn=None, mixBatch=None):
                             Y[((n0+j)*Cout+c)*K+m]=xv[j]*wv
         if sep: continue
         mc_of=lambda lane: min(mTile*32+lane,Kall-1)
+        NB=1
+        while NB<mixBatch: NB*=2  # the kernel's template argument (launchMixing)
         for n0 in range(nBegin,nEnd,mixBatch):
             nb=nEnd-n0
-            acc=np.zeros((nW,32,8,2),complex)
+            acc=np.zeros((nW,32,NB,2),complex)
             for i0 in range(0,Cin,mixIn):
                 ni=min(mixIn,Cin-i0); rows=nb*ni
                 xs=np.full(mixBatch*mixIn*32, np.nan, complex)
@@ -78,8 +80,8 @@ def run(N,Cin,Cout,Kall,split,sep, mixIn=None, mixBatch=None):
                             base=((i0+ii)*Cout+o0)*K+mc
                             w0=Wf[base] if (mOk and o0<Cout) else 0
                             w1=Wf[base+K] if (mOk and o0+1<Cout) else 0
-                            for b in range(nb):
-                                xv=xs[(b*ni+ii)*32+lane]
+                            for b in range(NB):  # NB accumulators, rows past the chunk clamped to its last item
+                                xv=xs[(min(b,nb-1)*ni+ii)*32+lane]
                                 assert not np.isnan(xv)
                                 acc[warp,lane,b,0]+=xv*w0; acc[warp,lane,b,1]+=xv*w1
             for warp in range(nW):
