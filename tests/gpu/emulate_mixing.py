@@ -62,6 +62,11 @@ def run(N,Cin,Cout,Kall,split,sep, mixIn=None, mixBatch=None):
                 for warp in range(nW):
                     for lane in range(32):
                         m=mTile*32+lane; mOk=m<Kall; mc=mc_of(lane)
+                        if split==1:  # one partial: cp.async copies of the whole chunk (zero-fill for idle lanes)
+                            for b in range(nb):
+                                for ii in range(warp,ni,nW):
+                                    xs[(b*ni+ii)*32+lane]=Xf[((n0+b)*Cin+i0+ii)*K+mc] if mOk else 0
+                            continue
                         for r0 in range(warp,rows,L*nW):
                             off=[];v=[]
                             for j in range(L):

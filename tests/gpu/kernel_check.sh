@@ -5,7 +5,8 @@
 #
 #   CHECK=name OUT=DIR TEST_RUNS="ALGO=auto ALGO=separable,MIX_RING=1" VERIFY_ARGS="--paths auto,separable" \
 #   SAN_ENV="ALGO=separable" SAN_FILTER="2d " NCU_SHAPES="1 32 64x64 16;8 64 128x128 32" \
-#   [TUNE_CONFIG=bench/configs/gpu.json] [PREV=other/libtfno_capi.so] [STEPS=12345] bash tests/gpu/kernel_check.sh
+#   [TUNE_CONFIG=bench/configs/gpu.json] [PREV=other/libtfno_capi.so] [TUNE_SETS="ring_depth"] [STEPS=12345] \
+#   bash tests/gpu/kernel_check.sh
 #
 # 1. test_cuda_kernel (float64 oracle, NaN-poisoned outputs, every dtype) once per TEST_RUNS entry: comma-
 #    separated VAR=value pairs, each set as TFNO_TEST_VAR=value (tests/cpp/test_cuda_kernel.cu lists them);
@@ -14,7 +15,7 @@
 #    SAN_FILTER, with SAN_ENV set as in TEST_RUNS;
 # 4. ncu of the layer's kernels at NCU_SHAPES (';'-separated, tests/gpu/ncu_layer.sh);
 # 5. timing: tune_variants.py --set planner on TUNE_CONFIG with this build and, where PREV names another
-#    build's libtfno_capi.so, with that one (same run).
+#    build's libtfno_capi.so, with that one (same run); then tune_variants.py --set S for each S in TUNE_SETS.
 # STEPS picks the steps (default all: a device call is at most 10 minutes, so split the long ones).
 # Logs in $OUT; exit status 0 only when every check (1-3) run passed (the failed steps are named at the end).
 set -uo pipefail
@@ -57,13 +58,17 @@ fi
 
 if [[ $STEPS == *5* ]]; then
   cfg=${TUNE_CONFIG:-bench/configs/gpu.json}
-  step "5/5 timing: tune_variants.py --set planner --config $cfg, this build${PREV:+ and $PREV}"
+  step "5/5 timing: tune_variants.py --set planner --config $cfg, this build${PREV:+ and $PREV}${TUNE_SETS:+; sets $TUNE_SETS}"
   timeout 240 "$PY" tests/gpu/tune_variants.py --set planner --config "$cfg" --out "$OUT/this" > "$OUT/tune_this.log" 2>&1
   if [ -n "${PREV:-}" ]; then
     TFNO_CAPI=$PREV timeout 240 "$PY" tests/gpu/tune_variants.py --set planner --config "$cfg" --out "$OUT/prev" > "$OUT/tune_prev.log" 2>&1
   fi
   echo "this build:"; tail -22 "$OUT/this/tune_variants.md" 2>/dev/null
   [ -n "${PREV:-}" ] && { echo "previous build ($PREV):"; tail -22 "$OUT/prev/tune_variants.md" 2>/dev/null; }
+  for set in ${TUNE_SETS:-}; do
+    timeout 300 "$PY" tests/gpu/tune_variants.py --set "$set" --config "$cfg" --out "$OUT/set_$set" > "$OUT/tune_$set.log" 2>&1
+    echo "set $set:"; tail -22 "$OUT/set_$set/tune_variants.md" 2>/dev/null
+  done
 fi
 
 finish_checks
