@@ -35,8 +35,8 @@ constexpr int kMixMaxBatch = 8;   // register accumulators per output
 constexpr int kMixLoads = 8;      // staged rows per thread per round (loads in flight)
 static_assert(kMixOut == 2, "mixRingBytes (plan.h) counts two output channels per thread");
 
-// Weight ring (g.mixRing = its depth D, 8 or 16): each thread copies its own weights of input channel i + D - 1
-// into shared memory (cp.async, no registers held) while it computes channel i, so the weight stream runs
+// Weight ring (g.mixRing): each thread copies its own weights of input channel i + kMixRingDepth - 1 into
+// shared memory (cp.async, no registers held) while it computes channel i, so the weight stream runs
 // continuously across the X staging barriers instead of stalling once per unrolled group. Only the
 // thread that copies a slot reads it, so no barrier guards the ring.
 
@@ -110,12 +110,11 @@ __global__ void __launch_bounds__(kMixMaxThreads) spectralMixSeparableKernel(Geo
 // multiply-adds (items past the chunk's end read a clamped row and are never stored). Branching per
 // item serialised a shared-memory load and its multiply-adds eight times per channel (ncu at
 // 8x64x128x128 m32: 147 instructions per channel, 6.3 cycles per issued instruction).
-template <typename T, int RING, int NB>
+template <typename T, bool RING, int NB>
 __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry g, const float2* __restrict__ specIn,
                                                                      const T* __restrict__ w, float2* __restrict__ specOut) {
     static_assert(NB >= 1 && NB <= kMixMaxBatch && (NB & (NB - 1)) == 0, "NB: a power of two <= kMixMaxBatch");
-    static_assert(RING == 0 || RING == kMixRingDepth || RING == kMixRingDeepDepth, "RING: the ring depth (0: no ring)");
-    static_assert((RING & (RING - 1)) == 0, "the ring slot is i % RING");
+    static_assert((kMixRingDepth & (kMixRingDepth - 1)) == 0, "the ring slot is i % kMixRingDepth");
     extern __shared__ float4 mixSmem[];
     float2* xs = reinterpret_cast<float2*>(mixSmem);  // [nb][ni][32] of the current step
     const int lane = threadIdx.x % 32;
@@ -142,7 +141,7 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     const size_t wStep = static_cast<size_t>(g.Cout) * K * 2;  // next input channel
     const T* wRing = w + ((static_cast<size_t>(min(o0, g.Cout - 1))) * K + mc) * 2;
     const size_t wSecond = (static_cast<size_t>(min(o0 + 1, g.Cout - 1)) - min(o0, g.Cout - 1)) * K * 2;
-    auto ringSlot = [&](int i, int q) { return ringBase + ((i & (RING - 1)) * kMixOut + q) * ringStride; };
+    auto ringSlot = [&](int i, int q) { return ringBase + ((i & (kMixRingDepth - 1)) * kMixOut + q) * ringStride; };
     auto issueRing = [&](int i) {  // always one commit group per call, so wait counts stay uniform
         if (i < g.Cin) {
             const T* src = wRing + static_cast<size_t>(i) * wStep;
@@ -151,8 +150,8 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
         }
         commitAsync();
     };
-    if constexpr (RING > 0) {
-        for (int i = 0; i < RING - 1; ++i) issueRing(i);
+    if constexpr (RING) {
+        for (int i = 0; i < kMixRingDepth - 1; ++i) issueRing(i);
     }
     float2 acc[NB][kMixOut];
 #pragma unroll
@@ -208,9 +207,9 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
 #pragma unroll 8
         for (int ii = 0; ii < ni; ++ii, wp += wStep) {
             float2 w0, w1;
-            if constexpr (RING > 0) {
-                issueRing(i0 + ii + RING - 1);
-                waitAsync<RING - 1>();  // channel i0 + ii has landed
+            if constexpr (RING) {
+                issueRing(i0 + ii + kMixRingDepth - 1);
+                waitAsync<kMixRingDepth - 1>();  // channel i0 + ii has landed
                 w0 = loadComplex<T>(ringSlot(i0 + ii, 0));
                 w1 = loadComplex<T>(ringSlot(i0 + ii, 1));
             } else {
@@ -244,19 +243,14 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
 template <typename T, int NB>
 cudaError_t launchMixingDense(const Plan& plan, dim3 grid, dim3 block, const float2* specIn, const T* weight, float2* specOut,
                               cudaStream_t stream) {
-    static std::atomic<unsigned long long> doneDirect{0}, doneRing{0}, doneDeep{0};
+    static std::atomic<unsigned long long> doneDirect{0}, doneRing{0};
     cudaError_t err;
-    if (plan.g.mixRing == kMixRingDeepDepth) {
-        if ((err = allowSmem(spectralMixKernel<T, kMixRingDeepDepth, NB>, plan.mixSmem, doneDeep)) != cudaSuccess) return err;
-        return launchKernel(spectralMixKernel<T, kMixRingDeepDepth, NB>, grid, block, plan.mixSmem, stream, plan.g, specIn, weight,
-                            specOut);
-    }
     if (plan.g.mixRing) {
-        if ((err = allowSmem(spectralMixKernel<T, kMixRingDepth, NB>, plan.mixSmem, doneRing)) != cudaSuccess) return err;
-        return launchKernel(spectralMixKernel<T, kMixRingDepth, NB>, grid, block, plan.mixSmem, stream, plan.g, specIn, weight, specOut);
+        if ((err = allowSmem(spectralMixKernel<T, true, NB>, plan.mixSmem, doneRing)) != cudaSuccess) return err;
+        return launchKernel(spectralMixKernel<T, true, NB>, grid, block, plan.mixSmem, stream, plan.g, specIn, weight, specOut);
     }
-    if ((err = allowSmem(spectralMixKernel<T, 0, NB>, plan.mixSmem, doneDirect)) != cudaSuccess) return err;
-    return launchKernel(spectralMixKernel<T, 0, NB>, grid, block, plan.mixSmem, stream, plan.g, specIn, weight, specOut);
+    if ((err = allowSmem(spectralMixKernel<T, false, NB>, plan.mixSmem, doneDirect)) != cudaSuccess) return err;
+    return launchKernel(spectralMixKernel<T, false, NB>, grid, block, plan.mixSmem, stream, plan.g, specIn, weight, specOut);
 }
 
 // The mixing launch of both algorithms: specIn [N][Cin][Kall] (g.split partials) -> specOut.

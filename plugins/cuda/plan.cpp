@@ -221,24 +221,14 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     planFlatMixing(g);
     if (g.mixFlatOmWarps) plan.mixSmem = 0;  // the flat kernel's shared memory is static
     const int ringForced = gMixRingOverride.load(std::memory_order_relaxed);
-    // The weight ring pays once a thread has enough multiply-add steps (batch items x input channels)
-    // to amortise its prologue: measured at 6952a68 (tests/gpu/logs/dev_pdl_ring_6952a68) 1-7 % faster
-    // from 1x64x128x128 m32 up to 8x256x1024 m256, 7 % slower at 1x32x64x64 m16 and 1x8x48x48 m12.
-    const bool ringPays = static_cast<int64_t>(g.mixBatch) * g.Cin >= 64;
-    const bool ringOn = ringForced > 0 || (ringForced < 0 && ringPays);
-    g.mixRing = 0;
-    if (!g.separable && !g.mixFlatOmWarps && ringOn) {
-        // At most one block per SM (few mode and output tiles, e.g. 8x256x1024 m256): twice the weights in
-        // flight per thread, the ring's depth taken from the spectrum staging (half the channels per step).
-        const int64_t blocks = mixTiles * ceilDiv(g.Cout, 2 * g.mixWarps);
-        const bool deep = ringForced == kMixRingDeepDepth || (ringForced != kMixRingDepth && blocks <= kTargetBlocks / 2);
-        g.mixRing = deep ? kMixRingDeepDepth : kMixRingDepth;
-        if (deep) {
-            g.mixIn = std::max(1, std::min(g.mixIn, static_cast<int>(kMixSmem / 2 / (static_cast<size_t>(g.mixBatch) * 32 * 8))));
-            plan.mixSmem = static_cast<size_t>(g.mixBatch) * g.mixIn * 32 * 8;
-        }
-        plan.mixSmem += mixRingBytes(32 * g.mixWarps, g.mixRing);
-    }
+    // The weight ring pays once a thread has enough multiply-add steps (batch items x input channels) to
+    // amortise its prologue. Measured at 70e8083 (tests/gpu/logs/mix_ring_s19, ms per layer, no ring / ring):
+    // 1x64x128x128 m32 (64 steps) 0.0500 / 0.0522; from 128 steps about equal or faster with the ring:
+    // 4x32x128x128 m32 0.0348 / 0.0342, 8x64x128x128 m32 0.0980 / 0.0935, 8x256x1024 m256 0.108 / 0.080
+    // (4x256x1024 m256 the exception: 0.080 / 0.090). A 16-deep ring was never faster than the 8-deep one.
+    const bool ringPays = static_cast<int64_t>(g.mixBatch) * g.Cin >= 128;
+    g.mixRing = (g.separable || g.mixFlatOmWarps) ? 0 : (ringForced >= 0 ? ringForced : (ringPays ? 1 : 0));
+    if (g.mixRing) plan.mixSmem += mixRingBytes(32 * g.mixWarps);
     // the skip GEMM: tensor cores (3xTF32) unless a test forces the FMA kernel
     plan.skipTc = gSkipTcOverride.load(std::memory_order_relaxed) != 0;
 
@@ -305,9 +295,7 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
 }
 
 void setAlgorithmOverride(int mode) { gAlgoOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
-void setMixRingOverride(int mode) {
-    gMixRingOverride.store(mode < 0 ? -1 : (mode == kMixRingDepth || mode == kMixRingDeepDepth ? mode : (mode ? 1 : 0)));
-}
+void setMixRingOverride(int mode) { gMixRingOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixInC2ROverride(int mode) { gMixInC2ROverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatOverride(int mode) { gMixFlatOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setMixFlatGeometryOverride(int batch, int omWarps) {

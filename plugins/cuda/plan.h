@@ -21,9 +21,8 @@ static_assert(kFftSmemMax == kSmemBudget, "one-line row FFT blocks opt in to the
 constexpr int kMixMaxFlatBatch = 8;        // mixing_flat.cuh: batch items per thread
 constexpr size_t kMixFlatMaxWeightBytes = size_t{16} << 20;  // flat mixing below this many fp32 weight bytes
 constexpr int kMixRingDepth = 8;           // mixing weight ring: input channels in flight per thread (mixing.cuh)
-constexpr int kMixRingDeepDepth = 16;      // the same for grids of at most one block per SM (plan.cpp)
 // Shared memory of that ring: depth x 2 output channels x threads x one complex (8 B, any element type).
-constexpr size_t mixRingBytes(int threads, int depth) { return static_cast<size_t>(depth) * 2 * threads * 8; }  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
+constexpr size_t mixRingBytes(int threads) { return static_cast<size_t>(kMixRingDepth) * 2 * threads * 8; }  // dynamic shared memory per block, every targeted arch (sm_86/89: 99 KB)
 
 // The view the kernels take of a d-dimensional problem: every plane (n, c) is A "rows" of length Sd
 // (the last axis); the d-1 leading axes are flattened into the row index. Leading axis j keeps
@@ -64,7 +63,7 @@ struct Geometry {
     // mixBatch x mixIn spectra per step
     int mixBatch = 1, mixIn = 1;
     int mixWarps = 8;
-    int mixRing = 0;       // > 0: weights stream through a per-thread cp.async ring of this many input channels (mixing.cuh)
+    int mixRing = 0;       // 1: weights stream through a per-thread cp.async ring (mixing.cuh)
     // mixing_flat.cuh (small weight tensors): lanes over o * Kall + m; 0 = the tiled kernel. Warps
     // along om (1, 2, 4 or 8; the other warps of the 8 split the input channels); batch chunk mixBatch.
     int mixFlatOmWarps = 0;
@@ -79,8 +78,7 @@ enum class Algorithm : int { kFusedPlane = 0, kSeparable = 1 };
 // For tests and benchmarks (tests/gpu/tfno_capi.cpp): -1 the planner's choice, 0 fused plane,
 // 1 separable (a forced algorithm that cannot run the shape falls back to the other one).
 void setAlgorithmOverride(int mode);
-// Likewise for the mixing kernel's weight ring: -1 the planner's choice, 0 off, 1 on (the planner's depth),
-// 8 / 16 on at that depth.
+// Likewise for the mixing kernel's weight ring: -1 the planner's choice, 0 off, 1 on.
 void setMixRingOverride(int mode);
 // Likewise for the flat mixing kernel (mixing_flat.cuh) of small weight tensors.
 void setMixFlatOverride(int mode);

@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,7 +32,7 @@ void setMixFlatOverride(int mode);    // -1 planner, 0 tiled mixing (mixing.cuh)
 void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh), 1 FFT R2C / C2R (fft_pass.cuh) where possible
 void setMixInC2ROverride(int mode);   // -1 planner, 0 the mixing kernel, 1 the mixing inside a radix-2 C2R (mixing_c2r.cuh)
 void setFftColumn3dOverride(int mode);  // -1 planner, 0 DFT passes, 1 column FFTs on 3D leading axes (plan_separable.h)
-void setMixRingOverride(int mode);      // -1 planner, 0 / 1 the tiled mixing kernel's weights without / through the cp.async ring, 8 / 16 its depth
+void setMixRingOverride(int mode);      // -1 planner, 0 / 1 the tiled mixing kernel's weights without / through the cp.async ring
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -218,17 +217,17 @@ bool buildParams(const Case& c, core::SpectralConvParams* params) {
     return true;
 }
 
-// A test switch from the environment: unset or "auto" leaves the planner's choice, "0" / "1" (or another value
-// in `more`) calls set(value); anything else is an error (false). *name: the value shown in the log.
-bool readSwitch(const char* var, void (*set)(int), std::string* name, std::initializer_list<int> more = {}) {
+// An on / off test switch from the environment: unset or "auto" leaves the planner's choice, "0" / "1" calls
+// set(0 / 1); anything else is an error (false). *name: the value shown in the log.
+bool readSwitch(const char* var, void (*set)(int), std::string* name) {
     const char* v = std::getenv(var);
     *name = v ? v : "auto";
-    if (*name == "auto") return true;
-    for (int value : more)
-        if (*name == std::to_string(value)) return set(value), true;
-    if (*name == "0" || *name == "1") return set(*name == "1" ? 1 : 0), true;
-    std::printf("FAIL: %s=%s is not auto, 0 or 1%s\n", var, name->c_str(), more.size() ? " (or a listed value)" : "");
-    return false;
+    if (*name == "0" || *name == "1") set(*name == "1" ? 1 : 0);
+    else if (*name != "auto") {
+        std::printf("FAIL: %s=%s is not 0 or 1\n", var, name->c_str());
+        return false;
+    }
+    return true;
 }
 
 // TFNO_TEST_FILTER=text: only the cases whose name contains it (e.g. for compute-sanitizer runs of one path)
@@ -379,15 +378,14 @@ int main() {
     // flat mixing kernel; TFNO_TEST_FFT_PASS=0|1: the separable last-axis passes as DFT GEMMs / FFTs (where
     // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible);
     // TFNO_TEST_COL3D=0|1: 3D layers' leading axes on the DFT passes / as column FFTs (where the length allows);
-    // TFNO_TEST_MIX_RING=0|1|8|16: the tiled mixing kernel's weights loaded directly / through the cp.async ring
-    // (of the planner's depth, of 8 / 16 input channels)
+    // TFNO_TEST_MIX_RING=0|1: the tiled mixing kernel's weights loaded directly / through the cp.async ring
     std::string tcName, flatName, fftName, mcName, c3Name, ringName;
     if (!readSwitch("TFNO_TEST_PASS_TC", cuda::setPassTcOverride, &tcName) ||
         !readSwitch("TFNO_TEST_MIX_FLAT", cuda::setMixFlatOverride, &flatName) ||
         !readSwitch("TFNO_TEST_FFT_PASS", cuda::setFftPassOverride, &fftName) ||
         !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName) ||
         !readSwitch("TFNO_TEST_COL3D", cuda::setFftColumn3dOverride, &c3Name) ||
-        !readSwitch("TFNO_TEST_MIX_RING", cuda::setMixRingOverride, &ringName, {8, 16}))
+        !readSwitch("TFNO_TEST_MIX_RING", cuda::setMixRingOverride, &ringName))
         return 1;
     std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s, 3D column FFTs: %s, "
                 "mixing ring: %s\n",

@@ -5,7 +5,7 @@
 #
 #   CHECK=name OUT=DIR TEST_RUNS="ALGO=auto ALGO=separable,MIX_RING=1" VERIFY_ARGS="--paths auto,separable" \
 #   SAN_ENV="ALGO=separable" SAN_FILTER="2d " NCU_SHAPES="1 32 64x64 16;8 64 128x128 32" \
-#   [TUNE_CONFIG=bench/configs/gpu.json] [PREV=other/libtfno_capi.so] [TUNE_SETS="ring_depth"] [STEPS=12345] \
+#   [TUNE_CONFIG=bench/configs/gpu.json] [PREV=other/libtfno_capi.so] [TUNE_SETS="ring"] [STEPS=12345] \
 #   bash tests/gpu/kernel_check.sh
 #
 # 1. test_cuda_kernel (float64 oracle, NaN-poisoned outputs, every dtype) once per TEST_RUNS entry: comma-

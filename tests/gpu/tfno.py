@@ -59,8 +59,7 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
                fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1, skip_colaunch: int = -1,
                mix_flat_geometry: tuple[int, int] = (0, 0), mix_c2r: int = -1, fft_col3d: int = -1) -> None:
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
-    mix_ring: the tiled mixing kernel's weight ring (mixing.cuh): 0 off, 1 on at the planner's depth, 8 / 16
-    on at that depth (input channels in flight per thread).
+    mix_ring: the tiled mixing kernel's weights through its cp.async ring (mixing.cuh) or, off, loaded directly.
     skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
     mix_flat: the flat mixing kernel (mixing_flat.cuh) or, off, the tiled one (mixing.cuh).
     split_steps: at least this many k steps per split of the separable forward's last pass (-1: the planner's).

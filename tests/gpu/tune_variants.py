@@ -1,13 +1,14 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set planner|col3d|tc|pdl_ring|ring_depth|mix_flat|mix_flat_geom|mix_c2r|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set planner|col3d|tc|pdl_ring|ring|mix_flat|mix_flat_geom|mix_c2r|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
 and of one call; rel-L2 of every variant against a float64 layer, output poisoned with NaN first.
 Sets: `planner` = the planner's choice only (to compare builds: TFNO_CAPI=<build>/libtfno_capi.so); `tc` = the fused plane, the separable passes on fp32 FMA and on 3xTF32 tensor cores (the
 planner's choice of algorithm and pass units); `pdl_ring` = programmatic dependent launch x the
-mixing weight ring; `ring_depth` = the tiled mixing kernel without its weight ring, with 8 and 16 channels in flight; `mix_flat` = the tiled vs the flat mixing kernel (mixing_flat.cuh) and the
+mixing weight ring; `ring` = the tiled mixing kernel without and with its weight ring, and the planner
+(bench/configs/gpu_tune_ring.json); `mix_flat` = the tiled vs the flat mixing kernel (mixing_flat.cuh) and the
 planner; `fft` = the separable algorithm (forced) with the DFT-as-GEMM last-axis passes vs the FFT
 passes (fft_pass.cuh: last axes of 8..8192 points that are powers of two or
 2 * 2^a 3^b 5^c; other shapes time the same kernels twice), and the planner; `fft_algo` = the fused
@@ -41,9 +42,8 @@ SETS = {
     # the planner's choice alone: to compare two builds (TFNO_CAPI=<build>/libtfno_capi.so per run)
     "planner": {"planner": ("auto", -1, -1, -1)},
     "pdl_ring": {f"pdl{p} ring{q}": ("auto", p, q, -1) for p in (0, 1) for q in (0, 1)},
-    # the tiled mixing kernel's weight ring: off, 8 and 16 input channels deep (mixing.cuh), and the planner
-    "ring_depth": {"no ring": ("auto", -1, 0, -1), "ring 8": ("auto", -1, 8, -1), "ring 16": ("auto", -1, 16, -1),
-                   "planner": ("auto", -1, -1, -1)},
+    # the tiled mixing kernel's weight ring off / on (mixing.cuh), and the planner
+    "ring": {"no ring": ("auto", -1, 0, -1), "ring": ("auto", -1, 1, -1), "planner": ("auto", -1, -1, -1)},
     "tc": {"fused plane": ("fused", -1, -1, -1), "separable fma": ("separable-fma", -1, -1, -1),
            "separable tc": ("separable-tc", -1, -1, -1), "planner": ("auto", -1, -1, -1)},
     "mix_flat": {"tiled mixing": ("auto", -1, -1, 0), "flat mixing": ("auto", -1, -1, 1),
