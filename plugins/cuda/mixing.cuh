@@ -52,24 +52,37 @@ __device__ __forceinline__ void commitAsync() { asm volatile("cp.async.commit_gr
 template <int N>
 __device__ __forceinline__ void waitAsync() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
+// A block's tile in both mixing kernels (grid: mode tiles x output tiles x batch chunks): lanes over 32
+// consecutive modes, kMixOut output channels per warp, one chunk of g.mixBatch batch items.
+struct MixTile {
+    int lane, warp, nWarps;
+    int m;       // this lane's mode (may be >= g.Kall in the last mode tile)
+    int o0;      // this warp's first output channel
+    int nBegin;  // the chunk's first batch item
+};
+__device__ __forceinline__ MixTile mixTile(const Geometry& g) {
+    MixTile t;
+    t.lane = threadIdx.x % 32;
+    t.warp = threadIdx.x / 32;
+    t.nWarps = blockDim.x / 32;
+    const int mTiles = (g.Kall + 31) / 32;
+    const int oTiles = (g.Cout + kMixOut * t.nWarps - 1) / (kMixOut * t.nWarps);
+    t.m = (blockIdx.x % mTiles) * 32 + t.lane;
+    t.o0 = (((blockIdx.x / mTiles) % oTiles) * t.nWarps + t.warp) * kMixOut;
+    t.nBegin = (blockIdx.x / mTiles / oTiles) * g.mixBatch;
+    return t;
+}
+
 // The separable weights (Cout == Cin): Y[n, c, m] = X[n, c, m] * W[c, 0, m]. Same grid as the dense
 // kernel; this thread owns channels o0, o0 + 1 of mode m; no shared memory, no barriers.
 template <typename T>
 __global__ void __launch_bounds__(kMixMaxThreads) spectralMixSeparableKernel(Geometry g, const float2* __restrict__ specIn,
                                                                             const T* __restrict__ w, float2* __restrict__ specOut) {
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
-    const int nWarps = blockDim.x / 32;
-    const int mTiles = (g.Kall + 31) / 32;
-    const int oTiles = (g.Cout + kMixOut * nWarps - 1) / (kMixOut * nWarps);
-    const int mTile = blockIdx.x % mTiles;
-    const int oTile = (blockIdx.x / mTiles) % oTiles;
-    const int nBegin = (blockIdx.x / mTiles / oTiles) * g.mixBatch;  // this block's batch chunk
+    const MixTile t = mixTile(g);
+    const int m = t.m, o0 = t.o0, nBegin = t.nBegin;
     const int nEnd = min(g.N, nBegin + g.mixBatch);
-    const int m = mTile * 32 + lane;
     const size_t K = static_cast<size_t>(g.Kall);
     const size_t partStride = static_cast<size_t>(g.N) * g.Cin * K;
-    const int o0 = (oTile * nWarps + warp) * kMixOut;
     gridDependencyWait();  // the spectrum comes from the previous kernel (pdl.cuh)
     if (m >= g.Kall) return;
 #pragma unroll
@@ -117,21 +130,13 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
     static_assert((kMixRingDepth & (kMixRingDepth - 1)) == 0, "the ring slot is i % kMixRingDepth");
     extern __shared__ float4 mixSmem[];
     float2* xs = reinterpret_cast<float2*>(mixSmem);  // [nb][ni][32] of the current step
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
-    const int nWarps = blockDim.x / 32;
-    const int mTiles = (g.Kall + 31) / 32;
-    const int oTiles = (g.Cout + kMixOut * nWarps - 1) / (kMixOut * nWarps);
-    const int mTile = blockIdx.x % mTiles;
-    const int oTile = (blockIdx.x / mTiles) % oTiles;
-    const int nBegin = (blockIdx.x / mTiles / oTiles) * g.mixBatch;  // this block's batch chunk
-    const int nb = min(g.N - nBegin, g.mixBatch);                     // 1 <= nb <= NB
-    const int m = mTile * 32 + lane;
+    const MixTile t = mixTile(g);
+    const int lane = t.lane, warp = t.warp, nWarps = t.nWarps, m = t.m, o0 = t.o0, nBegin = t.nBegin;
+    const int nb = min(g.N - nBegin, g.mixBatch);  // 1 <= nb <= NB
     const bool mOk = m < g.Kall;
     const int mc = mOk ? m : g.Kall - 1;  // clamped: loads stay in range, results of idle lanes unused
     const size_t K = static_cast<size_t>(g.Kall);
     const size_t partStride = static_cast<size_t>(g.N) * g.Cin * K;
-    const int o0 = (oTile * nWarps + warp) * kMixOut;
     gridDependencyWait();  // the spectrum comes from the previous kernel (pdl.cuh)
 
     const bool oOk0 = mOk && o0 < g.Cout, oOk1 = mOk && o0 + 1 < g.Cout;
