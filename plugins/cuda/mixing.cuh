@@ -178,30 +178,32 @@ __global__ void __launch_bounds__(kMixMaxThreads, 2) spectralMixKernel(Geometry 
                                      mOk);
             commitAsync();
             waitAsync<0>();  // also the ring's copies issued so far: they are older
-        }
-        for (int r0 = warp; g.split > 1 && r0 < rows; r0 += kMixLoads * nWarps) {  // partials: summed in registers
-            size_t off[kMixLoads];
-            float2 v[kMixLoads];
-#pragma unroll
-            for (int j = 0; j < kMixLoads; ++j) {
-                const int r = min(r0 + j * nWarps, rows - 1);
-                const int b = r / ni, ii = r - b * ni;
-                off[j] = (static_cast<size_t>(nBegin + b) * g.Cin + i0 + ii) * K + mc;
-                v[j] = specIn[off[j]];
-            }
-#pragma unroll 2
-            for (int s = 1; s < g.split; ++s) {
+        } else {
+            // row-split partials: summed in registers, kMixLoads rows in flight per thread
+            for (int r0 = warp; r0 < rows; r0 += kMixLoads * nWarps) {
+                size_t off[kMixLoads];
+                float2 v[kMixLoads];
 #pragma unroll
                 for (int j = 0; j < kMixLoads; ++j) {
-                    const float2 p = specIn[s * partStride + off[j]];
-                    v[j].x += p.x;
-                    v[j].y += p.y;
+                    const int r = min(r0 + j * nWarps, rows - 1);
+                    const int b = r / ni, ii = r - b * ni;
+                    off[j] = (static_cast<size_t>(nBegin + b) * g.Cin + i0 + ii) * K + mc;
+                    v[j] = specIn[off[j]];
                 }
-            }
+#pragma unroll 2
+                for (int s = 1; s < g.split; ++s) {
 #pragma unroll
-            for (int j = 0; j < kMixLoads; ++j) {
-                const int r = r0 + j * nWarps;
-                if (r < rows) xs[r * 32 + lane] = mOk ? v[j] : make_float2(0.f, 0.f);
+                    for (int j = 0; j < kMixLoads; ++j) {
+                        const float2 p = specIn[s * partStride + off[j]];
+                        v[j].x += p.x;
+                        v[j].y += p.y;
+                    }
+                }
+#pragma unroll
+                for (int j = 0; j < kMixLoads; ++j) {
+                    const int r = r0 + j * nWarps;
+                    if (r < rows) xs[r * 32 + lane] = mOk ? v[j] : make_float2(0.f, 0.f);
+                }
             }
         }
         __syncthreads();
