@@ -172,6 +172,32 @@ constexpr size_t fftLongSmemBytes(int Na, int H, int kd) {
             2 * static_cast<size_t>(kd) + static_cast<size_t>(kd > 256 ? kd : 256)) * 8;
 }
 
+// The plane FFT kernels (fft_plane.cuh, SeparablePlan::plane): a 2D layer's planes of S1 x S2 points with both
+// axes' FFTs in one block, stage lists at compile time (row: over N2 = S2 / 2 complex points per line, as
+// fftStages gives them with the radix capped by the block's S1 N2 values like the row kernels: 512 values radix 4,
+// 2048 radix 8; column: fftStages(S1), as the column kernels' lists). The models' 64 x 64 layers (darcy,
+// navier_stokes) and the benchmark's 48 x 48 one, and 32 x 32.
+struct FftPlaneShape {
+    int S1, S2;
+    unsigned row, col;
+};
+constexpr int kFftPlaneCount = 3;
+constexpr FftPlaneShape kFftPlaneShapes[kFftPlaneCount] = {{32, 32, 0x44u, 0x21u}, {48, 48, 0x243u, 0x443u}, {64, 64, 0x48u, 0x41u}};
+// The entry of kFftPlaneShapes for an S1 x S2 plane, -1 if none.
+constexpr int fftPlaneShapeIndex(int S1, int S2) {
+    for (int i = 0; i < kFftPlaneCount; ++i)
+        if (kFftPlaneShapes[i].S1 == S1 && kFftPlaneShapes[i].S2 == S2) return i;
+    return -1;
+}
+// Dynamic shared memory of one plane block (fft_plane.cuh, FftPlaneSmem): the row stage twiddles (N2 - 1), the
+// R2C / C2R roots (N2 / 2 + 1), the column stage twiddles (S1 - 1), the S1 padded lines of N2 values, kd columns
+// of S1 values at the odd column pitch (8 bytes each), then S1 floats (the lines' bias values).
+TURBOFNO_HOST_DEVICE constexpr size_t fftPlaneSmemBytes(int S1, int S2, int kd) {
+    return (static_cast<size_t>(S2 / 2 - 1) + static_cast<size_t>(S2 / 4 + 1) + static_cast<size_t>(S1 - 1) +
+            fftBufValues(static_cast<size_t>(S1) * static_cast<size_t>(S2 / 2)) +
+            static_cast<size_t>(kd) * static_cast<size_t>(fftColumnPitch(S1))) * 8 + static_cast<size_t>(S1) * 4;
+}
+
 // Dynamic shared memory of one radix-2 FFT pass block (fft_pass_radix2.cuh): L * S reals + the N2/2 twiddles.
 TURBOFNO_HOST_DEVICE constexpr size_t fftRadix2SmemBytes(int S, int L) {
     return static_cast<size_t>(L) * static_cast<size_t>(S) * 4 + static_cast<size_t>(S / 4) * 8;

@@ -265,7 +265,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     // latency-bound kernels side by side instead of one after the other.
     const SeparablePlan& sp = plan.sep;
     const bool coLaunchable = algo == Algorithm::kSeparable && plan.supported && plan.skipTc && sp.skipPoints > 0 &&
-                              sp.nFwd > 0 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX &&
+                              !sp.plane && sp.nFwd > 0 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[0].src == Buffer::kX &&
                               fftRadix2KernelRuns(sp.fwd[0].pass);
     const int coForced = gSkipCoLaunchOverride.load(std::memory_order_relaxed);
     plan.skipCoLaunch = coLaunchable && (coForced >= 0 ? coForced == 1 : kSkipCoLaunchDefault);

@@ -26,6 +26,7 @@ std::atomic<int> gFftPassOverride{-1};
 std::atomic<int> gFftDirectOverride{-1};
 std::atomic<int> gFftLongOverride{-1};
 std::atomic<int> gFftColumn3dOverride{-1};
+std::atomic<int> gFftPlaneOverride{-1};
 // Column FFTs on the leading axes of 3D layers: where the axis' view has at least kFftColumn3dMinInner
 // columns per outer index (inner: the kept modes of the axes after it). With the compile-time column
 // kernels, all leading axes as column FFTs measured (tests/gpu/logs/col3d_s18, ms per layer, DFT passes /
@@ -182,6 +183,7 @@ FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles
 
 void setFftLongOverride(int mode) { gFftLongOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setFftColumn3dOverride(int mode) { gFftColumn3dOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setFftPlaneOverride(int mode) { gFftPlaneOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 
 bool lastAxisUsesFftLong(const core::SpectralConvShape& shape) {
     if (shape.rank != 1 || core::outSize(shape, 0) != shape.spatial[0]) return false;
@@ -401,6 +403,17 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
     // the four-step R2C writes one partial spectrum per block of columns (fftLongFor kept them within cap)
     sp.split = static_cast<int>(last.fftLongCols ? last.fftLongCols / (2 * last.fftLines) : ceilDiv(last.K, kPer));
     last.cSplitStride = static_cast<int32_t>(specInElems);
+
+    // ---- the plane kernels (fft_plane.cuh): a 2D layer's R2C + column pass and column inverse + C2R, one plane per
+    // block, where both axes run as FFTs without resampling and the plane is one of kFftPlaneShapes ----
+    if (d == 2 && sp.nFwd == 2 && sp.nInv == 2 && T[0] == S[0] && T[1] == S[1]) {
+        const DftPass &r2c = sp.fwd[0].pass, &colF = sp.fwd[1].pass, &colI = sp.inv[0].pass, &c2r = sp.inv[1].pass;
+        const bool possible = r2c.fft && !r2c.fftLongCols && colF.fft && colI.fft && c2r.fft && !c2r.fftLongCols &&
+                              sp.split == 1 && fftPlaneShapeIndex(static_cast<int>(S[0]), static_cast<int>(S[1])) >= 0 &&
+                              fftPlaneSmemBytes(static_cast<int>(S[0]), static_cast<int>(S[1]), static_cast<int>(kd)) <= kFftSmemLimit;
+        const int forced = gFftPlaneOverride.load(std::memory_order_relaxed);
+        sp.plane = possible && (forced >= 0 ? forced == 1 : fftPlanePays(std::max(L0, L1)));
+    }
 
     sp.offA = 0;
     sp.offB = align256(static_cast<size_t>(bufs.a) * 8);

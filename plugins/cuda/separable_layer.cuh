@@ -8,6 +8,7 @@
 #include "dft_pass.cuh"
 #include "fft_pass.cuh"
 #include "fft_pass_long.cuh"
+#include "fft_plane.cuh"
 #include "mixing.cuh"
 #include "plan.h"
 #include "skip_gemm.cuh"
@@ -104,6 +105,12 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
                                                              plan.skipTc, stream)) != cudaSuccess) {
         return err;
     }
+    if (sp.plane) {  // the R2C and the column pass as one kernel (fft_plane.cuh)
+        if ((err = launchFftPlaneForward<T>(sp.fwd[0].pass, sp.fwd[1].pass, static_cast<const T*>(x),
+                                            static_cast<float2*>(buffer(sp.fwd[1].dst)), stream)) != cudaSuccess)
+            return err;
+        firstFwd = sp.nFwd;
+    }
     for (int i = firstFwd; i < sp.nFwd; ++i)
         if ((err = run(sp.fwd[i])) != cudaSuccess) return err;
 
@@ -116,6 +123,9 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
                                static_cast<float2*>(buffer(Buffer::kSpecOut)), stream)) != cudaSuccess)
         return err;
 
+    if (sp.plane)  // the column inverse and the C2R as one kernel
+        return launchFftPlaneInverse<T>(sp.inv[0].pass, sp.inv[1].pass, static_cast<const float2*>(buffer(sp.inv[0].src)),
+                                        static_cast<T*>(buffer(sp.inv[1].dst)), static_cast<const T*>(bias), stream);
     for (int i = 0; i < sp.nInv; ++i)
         if ((err = run(sp.inv[i])) != cudaSuccess) return err;
     return cudaSuccess;

@@ -33,6 +33,7 @@ void setFftPassOverride(int mode);    // -1 planner, 0 DFT passes (dft_pass.cuh)
 void setMixInC2ROverride(int mode);   // -1 planner, 0 the mixing kernel, 1 the mixing inside a radix-2 C2R (mixing_c2r.cuh)
 void setFftColumn3dOverride(int mode);  // -1 planner, 0 DFT passes, 1 column FFTs on 3D leading axes (plan_separable.h)
 void setMixRingOverride(int mode);      // -1 planner, 0 / 1 the tiled mixing kernel's weights without / through the cp.async ring
+void setFftPlaneOverride(int mode);     // -1 planner, 0 never, 1 the plane kernels (fft_plane.cuh) wherever possible
 }  // namespace cuda
 }  // namespace turbofno
 using cd = std::complex<double>;
@@ -378,18 +379,21 @@ int main() {
     // flat mixing kernel; TFNO_TEST_FFT_PASS=0|1: the separable last-axis passes as DFT GEMMs / FFTs (where
     // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible);
     // TFNO_TEST_COL3D=0|1: 3D layers' leading axes on the DFT passes / as column FFTs (where the length allows);
-    // TFNO_TEST_MIX_RING=0|1: the tiled mixing kernel's weights loaded directly / through the cp.async ring
-    std::string tcName, flatName, fftName, mcName, c3Name, ringName;
+    // TFNO_TEST_MIX_RING=0|1: the tiled mixing kernel's weights loaded directly / through the cp.async ring;
+    // TFNO_TEST_FFT_PLANE=0|1: small 2D layers' passes one per kernel / two per plane kernel (fft_plane.cuh, where possible)
+    std::string tcName, flatName, fftName, mcName, c3Name, ringName, planeName;
     if (!readSwitch("TFNO_TEST_PASS_TC", cuda::setPassTcOverride, &tcName) ||
         !readSwitch("TFNO_TEST_MIX_FLAT", cuda::setMixFlatOverride, &flatName) ||
         !readSwitch("TFNO_TEST_FFT_PASS", cuda::setFftPassOverride, &fftName) ||
         !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName) ||
         !readSwitch("TFNO_TEST_COL3D", cuda::setFftColumn3dOverride, &c3Name) ||
-        !readSwitch("TFNO_TEST_MIX_RING", cuda::setMixRingOverride, &ringName))
+        !readSwitch("TFNO_TEST_MIX_RING", cuda::setMixRingOverride, &ringName) ||
+        !readSwitch("TFNO_TEST_FFT_PLANE", cuda::setFftPlaneOverride, &planeName))
         return 1;
     std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s, 3D column FFTs: %s, "
-                "mixing ring: %s\n",
-                algoName.c_str(), tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str(), c3Name.c_str(), ringName.c_str());
+                "mixing ring: %s, plane kernels: %s\n",
+                algoName.c_str(), tcName.c_str(), flatName.c_str(), fftName.c_str(), mcName.c_str(), c3Name.c_str(), ringName.c_str(),
+                planeName.c_str());
     std::mt19937_64 rng(seed);
 
     const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16};
@@ -464,6 +468,13 @@ int main() {
     runCase({"2d 192x16 column 192 bf16", {192, 16}, 2, 2, 3, {24, 7}, {24, 0}, false, true, DataType::kBFloat16}, rng);
     runCase({"2d 384x12 column 384 f32", {384, 12}, 1, 2, 2, {48, 5}, {47, 0}, false, true, DataType::kFloat32}, rng);
     runCase({"2d 512x10 column 512 f32", {512, 10}, 1, 2, 2, {40, 4}, {40, 0}, false, true, DataType::kFloat32}, rng);
+    // the plane kernels (fft_plane.cuh) at every plane of kFftPlaneShapes, where the separable algorithm runs (TFNO_TEST_ALGO=
+    // separable; TFNO_TEST_FFT_PLANE=0|1 forces them off / on): asymmetric low / high blocks, Nyquist, separable weights
+    runCase({"2d 64x64 plane m(8+8, 9) f32", {64, 64}, 1, 5, 6, {8, 9}, {8, 0}, false, true, DataType::kFloat32}, rng);
+    runCase({"2d 64x64 plane m(12+5, 33) N3 f16", {64, 64}, 3, 2, 3, {12, 33}, {5, 0}, false, true, DataType::kFloat16}, rng);
+    runCase({"2d 48x48 plane m(6+6, 7) bf16", {48, 48}, 2, 3, 2, {6, 7}, {6, 0}, false, false, DataType::kBFloat16}, rng);
+    runCase({"2d 48x48 plane separable f32", {48, 48}, 2, 4, 4, {9, 25}, {3, 0}, true, true, DataType::kFloat32}, rng);
+    runCase({"2d 32x32 plane m(0+7, 17) f32", {32, 32}, 4, 3, 3, {0, 17}, {7, 0}, false, true, DataType::kFloat32}, rng);
     badCalls();
     return turbofno_test::finish(failures, seed);
 }

@@ -671,6 +671,69 @@ void testMixInC2R(std::mt19937_64& rng) {
     expect(bad == 0 && taken > 100, "mixing-in-C2R rule and limits (2000 random 1D shapes, " + std::to_string(taken) + " taken)");
 }
 
+// The plane kernels (SeparablePlan::plane, fft_plane.cuh): the compile-time stage lists of kFftPlaneShapes are what
+// the planner's rules give (rows: fftStages(S2 / 2) with the radix capped by the block's S1 S2 / 2 values as for the
+// row kernels; columns: fftStages(S1)), every listed plane fits 48 KB at every kd, and the planner takes them exactly
+// for 2D layers on a listed plane whose axes run as FFTs without resampling, by fftPlanePays, with the passes the
+// kernels read (R2C + column FFT, column inverse + C2R); never beside a co-launched skip GEMM.
+void testFftPlane(std::mt19937_64& rng) {
+    for (const cuda::FftPlaneShape& ps : cuda::kFftPlaneShapes) {
+        const int values = ps.S1 * ps.S2 / 2;
+        const int cap = values >= 4096 ? 16 : values >= 2048 ? 8 : 4;
+        expect(static_cast<unsigned>(cuda::fftStages(ps.S2 / 2, cap)) == ps.row && static_cast<unsigned>(cuda::fftStages(ps.S1)) == ps.col,
+               "plane " + std::to_string(ps.S1) + "x" + std::to_string(ps.S2) + ": the planner's stage lists");
+        expect(cuda::fftPlaneSmemBytes(ps.S1, ps.S2, ps.S2 / 2 + 1) <= cuda::kFftSmemLimit,
+               "plane " + std::to_string(ps.S1) + "x" + std::to_string(ps.S2) + ": every kd within 48 KB");
+        expect(cuda::fftPlaneShapeIndex(ps.S1, ps.S2) >= 0, "listed plane found");
+    }
+    expect(cuda::fftPlaneShapeIndex(64, 48) < 0 && cuda::fftPlaneShapeIndex(128, 128) < 0, "unlisted planes: none");
+    auto plan = [](const core::SpectralConvShape& s, int mode = -1) {
+        core::SpectralConvAttrs a = makeAttrs({static_cast<int32_t>(s.kept[0] / 2), static_cast<int32_t>(s.kept[1])},
+                                              {static_cast<int32_t>(s.kept[0] - s.kept[0] / 2), 0});
+        cuda::setFftPlaneOverride(mode);
+        const cuda::Plan p = cuda::makePlan(s, &a);
+        cuda::setFftPlaneOverride(-1);
+        return p;
+    };
+    const cuda::Plan on = plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), 1);
+    const cuda::SeparablePlan& sp = on.sep;
+    expect(sp.plane == 1 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[1].kind == PassKind::kC2C && sp.fwd[1].dst == Buffer::kSpecIn &&
+               sp.inv[0].src == Buffer::kSpecOut && sp.inv[1].dst == Buffer::kY && sp.fwd[0].pass.M == 16 && sp.fwd[1].pass.b.inner == 16,
+           "1x32x64x64 m16 forced: the plane kernels over the R2C + column and column + C2R passes");
+    expect(plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), 0).sep.plane == 0, "forced off: one kernel per pass");
+    expect(plan(makeShape({64, 48}, {32, 16}, 1, 32, 32), 1).sep.plane == 0, "64x48 (not listed): one kernel per pass");
+    expect(plan(makeShape({48, 48, 48}, {24, 24, 12}), 1).sep.plane == 0 && plan(makeShape({64}, {16}), 1).sep.plane == 0,
+           "3D / 1D: one kernel per pass");
+    core::SpectralConvShape resampled = makeShape({64, 64}, {16, 9}, 1, 4, 4);
+    resampled.outSpatial[0] = 128;
+    resampled.outSpatial[1] = 128;
+    expect(plan(resampled, 1).sep.plane == 0, "resampling: one kernel per pass");
+    cuda::setFftPassOverride(0);
+    expect(plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), 1).sep.plane == 0, "DFT passes forced: one kernel per pass");
+    cuda::setFftPassOverride(-1);
+    core::SpectralConvShape fusedLayer = makeShape({64, 64}, {12, 7}, 1, 32, 32);
+    fusedLayer.hasSkip = true;
+    const cuda::Plan fl = plan(fusedLayer, 1);
+    expect(fl.sep.plane == 1 && !fl.skipCoLaunch && fl.sep.skipPoints == 64 * 64 && fl.sep.inv[1].pass.addY == 1,
+           "fused layer on the plane kernels: the skip GEMM first (no co-launch), the C2R epilogue adds to y");
+    // random 2D shapes on listed planes and around them: taken exactly where the rule says
+    auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    const int64_t sizes[] = {32, 48, 64, 40, 96};
+    int bad = 0, taken = 0;
+    for (int it = 0; it < 1000; ++it) {
+        const int64_t S1 = sizes[uni(0, 4)], S2 = sizes[uni(0, 4)];
+        const core::SpectralConvShape s = makeShape({S1, S2}, {uni(1, S1), uni(1, S2 / 2 + 1)}, uni(1, 40), uni(1, 64), uni(1, 64));
+        const cuda::Plan p = plan(s);
+        const cuda::SeparablePlan& q = p.sep;
+        const bool ffts = q.fwd[0].pass.fft && q.fwd[1].pass.fft && q.inv[0].pass.fft && q.inv[1].pass.fft;
+        const bool rule = ffts && cuda::fftPlaneShapeIndex(static_cast<int>(S1), static_cast<int>(S2)) >= 0 &&
+                          cuda::fftPlanePays(std::max(s.batch * s.inChannels, s.batch * s.outChannels));
+        taken += q.plane;
+        if ((q.plane != rule) && ++bad <= 5) std::printf("  plane %d rule %d: %s\n", q.plane, rule, name(s).c_str());
+    }
+    expect(bad == 0 && taken > 50, "plane rule (1000 random 2D shapes, " + std::to_string(taken) + " taken)");
+}
+
 // Random shapes: bytes(s) <= bound(max) for s <= max, and bytes is monotone in every size.
 void testWorkspaceBound(std::mt19937_64& rng) {
     auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -731,6 +794,7 @@ int main() {
     testMixing(rng);
     testFlatMixing(rng);
     testMixInC2R(rng);
+    testFftPlane(rng);
     testWorkspaceBound(rng);
     std::printf("%d checks, %d failures (seed %" PRIu64 ", set TURBOFNO_TEST_SEED to repeat)\n", gChecks, gFailures, seed);
     return gFailures ? 1 : 0;

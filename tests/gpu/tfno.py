@@ -34,6 +34,7 @@ def lib():
         _lib.tfno_set_fft_direct.argtypes = [ctypes.c_int]
         _lib.tfno_set_fft_long.argtypes = [ctypes.c_int]
         _lib.tfno_set_fft_col3d.argtypes = [ctypes.c_int]
+        _lib.tfno_set_fft_plane.argtypes = [ctypes.c_int]
         _lib.tfno_set_pass_tc.argtypes = [ctypes.c_int]
         _lib.tfno_set_skip_tc.argtypes = [ctypes.c_int]
         _lib.tfno_set_skip_colaunch.argtypes = [ctypes.c_int]
@@ -57,7 +58,8 @@ def set_path(path: str) -> None:
 
 def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: int = -1, split_steps: int = -1,
                fft_pass: int = -1, fft_direct: int = -1, fft_long: int = -1, skip_colaunch: int = -1,
-               mix_flat_geometry: tuple[int, int] = (0, 0), mix_c2r: int = -1, fft_col3d: int = -1) -> None:
+               mix_flat_geometry: tuple[int, int] = (0, 0), mix_c2r: int = -1, fft_col3d: int = -1,
+               fft_plane: int = -1) -> None:
     """Tuning switches of the next launches: -1 the library's choice, 0 off, 1 on (tfno_capi.cpp).
     mix_ring: the tiled mixing kernel's weights through its cp.async ring (mixing.cuh) or, off, loaded directly.
     skip_tc: the fused layer's skip GEMM on tensor cores (3xTF32) or, off, the fp32 FMA kernel.
@@ -73,7 +75,9 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     each, 0 the planner's.
     mix_c2r: the mixing inside a radix-2 C2R (mixing_c2r.cuh) where possible (1) or the mixing kernel (0).
     fft_col3d: column FFTs (fft_pass.cuh) on 3D layers' leading axes where the length allows (1) or the DFT
-    passes (0)."""
+    passes (0).
+    fft_plane: the plane kernels (fft_plane.cuh: a small 2D layer's two forward / two inverse passes as one kernel
+    each) wherever possible (1) or never (0)."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
     lib().tfno_set_mix_flat(mix_flat)
@@ -86,6 +90,7 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     lib().tfno_set_skip_colaunch(skip_colaunch)
     lib().tfno_set_mix_c2r(mix_c2r)
     lib().tfno_set_fft_col3d(fft_col3d)
+    lib().tfno_set_fft_plane(fft_plane)
 
 
 def _i64(vals):

@@ -22,6 +22,7 @@ void setFftPassOverride(int mode);    // plugins/cuda/plan_separable.h
 void setFftDirectOverride(int mode);  // plugins/cuda/plan_separable.h
 void setFftLongOverride(int mode);    // plugins/cuda/plan_separable.h
 void setFftColumn3dOverride(int mode);  // plugins/cuda/plan_separable.h
+void setFftPlaneOverride(int mode);   // plugins/cuda/plan_separable.h
 void setPassTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipTcOverride(int mode);     // plugins/cuda/plan.h
 void setSkipCoLaunchOverride(int mode);  // plugins/cuda/plan.h
@@ -111,6 +112,8 @@ void tfno_set_fft_direct(int mode) { cuda::setFftDirectOverride(mode); }
 void tfno_set_fft_long(int mode) { cuda::setFftLongOverride(mode); }
 // the column FFTs on 3D layers' leading axes: -1 the planner's, 0 never (DFT passes), 1 wherever the length allows
 void tfno_set_fft_col3d(int mode) { cuda::setFftColumn3dOverride(mode); }
+// the plane kernels of small 2D layers (fft_plane.cuh): -1 the planner's, 0 never, 1 wherever possible
+void tfno_set_fft_plane(int mode) { cuda::setFftPlaneOverride(mode); }
 void tfno_set_pass_tc(int mode) { cuda::setPassTcOverride(mode); }
 void tfno_set_skip_tc(int mode) { cuda::setSkipTcOverride(mode); }
 // the skip GEMM and a radix-2 R2C as one grid (skip_r2c_colaunch.cuh): -1 the planner's, 0 never, 1 where possible

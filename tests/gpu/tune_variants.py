@@ -1,6 +1,6 @@
 """Compare the kernel's algorithms and tuning switches at the benchmark shapes (GPU machine, one call):
 
-    python3 tests/gpu/tune_variants.py [--set planner|col3d|tc|pdl_ring|ring|mix_flat|mix_flat_geom|mix_c2r|split|fft|fft_algo|fft_long] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
+    python3 tests/gpu/tune_variants.py [--set planner|col3d|tc|pdl_ring|ring|mix_flat|mix_flat_geom|mix_c2r|split|fft|fft_algo|fft_long|plane] [--config bench/configs/gpu.json] [--reps 10] [--out DIR]
 
 For every fp32 shape: PyTorch CUDA-graph replay and our layer in each variant of the set, as CUDA
 graphs of --reps back-to-back layer calls (time / reps: launch overhead amortised as inside a model)
@@ -18,7 +18,9 @@ DFT-as-GEMM passes, the row FFTs / DFT passes without the four-step long-axis FF
 (fft_pass_long.cuh) forced, and the planner (bench/configs/gpu_tune_1d_long.json); `mix_flat_geom` = the flat
 mixing kernel at forced (batch items per thread, warps along o * Kall + m) and the planner; `mix_c2r` = the mixing
 kernel vs the mixing inside a radix-2 C2R (mixing_c2r.cuh), and the planner (bench/configs/gpu_tune_mix_c2r.json); `col3d` = 3D
-layers' leading axes on the DFT passes vs the column FFTs, and the planner (bench/configs/gpu_tune_3d.json). Writes tune_variants.json / .md into --out.
+layers' leading axes on the DFT passes vs the column FFTs, and the planner (bench/configs/gpu_tune_3d.json); `plane` = small
+2D layers on the fused plane, on the separable algorithm with one kernel per pass and with the plane kernels
+(fft_plane.cuh), and the planner (bench/configs/gpu_tune_plane.json). Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -70,6 +72,12 @@ SETS = {
     "col3d": {"3d dft passes": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, 0),
               "3d column ffts": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, 1),
               "planner": ("auto", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1)},
+    # (..., column FFTs on 3D leading axes, the plane kernels): small 2D layers on the fused plane, on the separable
+    # algorithm with one kernel per pass and with the plane kernels (fft_plane.cuh), and the planner
+    "plane": {"fused plane": ("fused", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, -1),
+              "separable passes": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, 0),
+              "separable plane": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, 1),
+              "planner": ("auto", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, -1)},
 }
 
 
@@ -96,7 +104,7 @@ def main():
             set_tuning(pdl, ring, mix_flat=flat, split_steps=extra[0] if extra else -1,
                        fft_pass=extra[1] if len(extra) > 1 else -1, fft_long=extra[2] if len(extra) > 2 else -1,
                        mix_flat_geometry=extra[3] if len(extra) > 3 else (0, 0), mix_c2r=extra[4] if len(extra) > 4 else -1,
-                       fft_col3d=extra[5] if len(extra) > 5 else -1)
+                       fft_col3d=extra[5] if len(extra) > 5 else -1, fft_plane=extra[6] if len(extra) > 6 else -1)
             y.fill_(float("nan"))
             layer(x, w, b, y)
             torch.cuda.synchronize()

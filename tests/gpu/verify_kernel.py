@@ -69,7 +69,9 @@ SHAPES = [
     ((3, 200, 5), [1, 50, 3], [1, 49, 0], 2, 2, 3),       # 3D long middle axis, p + q < S
     ((256,), [17], [0], 13, 64, 48),           # flat mixing: batch chunks with a tail, channel groups
     ((256,), [17], [0], 32, 64, 64),           # Burgers' layer at batch 32: the mixing inside the C2R, 4 lines per block
-    ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels
+    ((64, 64), [6, 7], [6, 0], 5, 37, 29),     # flat mixing, Darcy-like modes, odd channels; the plane kernels (separable)
+    ((32, 32), [5, 17], [7, 0], 2, 3, 4),      # plane kernels: Nyquist, asymmetric blocks
+    ((48, 48), [12, 13], [12, 0], 1, 8, 8),    # plane kernels: the benchmark's 48 x 48 m12 geometry
     ((8,), [5], [0], 3, 4, 5),                 # FFT passes (fft_pass.cuh): the shortest axis, Nyquist kept
     ((8192,), [4097], [0], 1, 2, 2),           # FFT passes: the longest axis (one line per block, 82 KB), every bin
     ((8192,), [32], [0], 3, 8, 5),             # FFT passes: 8192 points, many lines, few bins
@@ -118,6 +120,8 @@ FUSED = [
     ((65, 33), [9, 10], [8, 0], 5),              # tanh
     ((48, 40), [9, 10], [8, 0], 0),              # identity, skip only
     ((10, 64), [3, 17], [2, 0], 1),              # FFT C2R epilogue: skip + GELU
+    ((64, 64), [8, 9], [8, 0], 1),               # the plane kernels (fft_plane.cuh, separable): skip + GELU
+    ((48, 48), [6, 7], [5, 0], 3),               # plane, ReLU
     ((256,), [33], [0], 3),                      # 1D FFT C2R epilogue: skip + ReLU
     ((256,), [17], [0], 1),                      # Burgers-like: the mixing inside the radix-2 C2R, skip + GELU
     ((6, 360), [3, 41], [2, 0], 5),              # mixed-radix FFT C2R epilogue: skip + tanh
@@ -239,6 +243,9 @@ def main() -> int:
     ap.add_argument("--mix-c2r", default="-1", metavar="MODES",
                     help="the mixing inside a radix-2 C2R (mixing_c2r.cuh) per run of the plan: -1 the planner's, 1 where "
                          "possible, 0 the mixing kernel, e.g. 1,0")
+    ap.add_argument("--fft-plane", default="-1", metavar="MODES",
+                    help="the plane kernels of small 2D layers (fft_plane.cuh) per run of the plan: -1 the planner's, 1 where "
+                         "possible, 0 never, e.g. 1,0")
     ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1; 2 / 3: 32- / 128-point tile) / off (0), e.g. 1,2,3,0")
     ap.add_argument("--skip-colaunch", default="-1", metavar="MODES",
                     help="with --skip-gemm: the skip GEMM beside a radix-2 R2C in one grid forced on (1) / off (0) / the planner's (-1), e.g. 1,0")
@@ -265,16 +272,19 @@ def main() -> int:
         plan += [(s, dt, layouts[0]) for s in BENCH_SHAPES for dt in dtypes]
     paths = [p for p in args.paths.split(",") if p]
     assert all(p in PATHS for p in paths), f"--paths takes {sorted(PATHS)}"
-    for path, mix, fft, mc in [(p, int(m), int(f), int(c)) for c in args.mix_c2r.split(",") for f in args.fft_pass.split(",")
-                               for m in args.mix_flat.split(",") for p in paths]:
+    for path, mix, fft, mc, pl in [(p, int(m), int(f), int(c), int(q)) for q in args.fft_plane.split(",")
+                                   for c in args.mix_c2r.split(",") for f in args.fft_pass.split(",")
+                                   for m in args.mix_flat.split(",") for p in paths]:
         set_path(path)  # a forced path that cannot run a shape falls back to the other algorithm
-        set_tuning(mix_flat=mix, fft_pass=fft, mix_c2r=mc)
+        set_tuning(mix_flat=mix, fft_pass=fft, mix_c2r=mc, fft_plane=pl)
         if mix >= 0:
             path = f"{path} mix_flat={mix}"
         if fft >= 0:
             path = f"{path} fft_pass={fft}"
         if mc >= 0:
             path = f"{path} mix_c2r={mc}"
+        if pl >= 0:
+            path = f"{path} fft_plane={pl}"
         for (spatial, low, high, batch, cin, cout), dt, lay in plan:
             err, finite = one(spatial, low, high, batch, cin, cout, dt, rng=rng, **lay)
             ok = finite and err <= TOL[dt]

@@ -26,6 +26,7 @@
 
 #include "fft_pass.cuh"
 #include "fft_pass_long.cuh"
+#include "fft_plane.cuh"
 #include "plan.h"
 #include "plan_separable.h"
 
@@ -591,6 +592,139 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
     }
 }
 
+// The plane kernels (fft_plane.cuh) as planSeparable plans them (forced on) for a 2D layer of n x c channels on an
+// S1 x S2 plane of kFftPlaneShapes, K1 kept leading modes (low of them low), kd bins: the forward against the
+// float64 2D sums X[m, k] = sum_{t1, t2} x[t1, t2] e^{-2 pi i (f(m) t1 / S1 + k t2 / S2)} (f: the low block, then
+// the high block ending at S1 - 1); the inverse against the separable definition (the column inverse
+// W[t1, k] = sum_m Z[m, k] e^{+2 pi i f(m) t1 / S1}, then the C2R of W's bins with the imaginary parts of DC and
+// Nyquist ignored, scale, bias, skip, activation). offset 1: x and y not aligned to 2 elements (scalar accesses).
+template <typename T>
+void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, int activation, std::mt19937& rng, int offset = 0) {
+    core::SpectralConvShape sh;
+    sh.rank = 2;
+    sh.spatial[0] = S1;
+    sh.spatial[1] = S2;
+    sh.kept[0] = K1;
+    sh.kept[1] = kd;
+    sh.batch = n;
+    sh.inChannels = c;
+    sh.outChannels = c;
+    sh.hasSkip = activation != 0;
+    core::SpectralConvAttrs attrs;
+    attrs.rank = 2;
+    attrs.modesLow[0] = low;
+    attrs.modesLow[1] = kd;
+    attrs.activation = static_cast<core::Activation>(activation);
+    cuda::setFftPlaneOverride(1);
+    const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
+    cuda::setFftPlaneOverride(-1);
+    const std::string label = "plane " + std::to_string(S1) + "x" + std::to_string(S2) + " K1=" + std::to_string(K1) + " (low " +
+                              std::to_string(low) + ") kd=" + std::to_string(kd) + " planes=" + std::to_string(n * c) + " " + tname<T>();
+    if (!sp.plane) {
+        ++failures;
+        std::printf("FAIL: %s: the planner does not take the plane kernels\n", label.c_str());
+        return;
+    }
+    const DftPass &r2c = sp.fwd[0].pass, &colF = sp.fwd[1].pass, &colI = sp.inv[0].pass, &c2r = sp.inv[1].pass;
+    const int planes = n * c, P = S1 * S2;
+    auto freq = [&](int m) { return m < low ? m : m + S1 - K1; };
+    std::normal_distribution<float> nd;
+    // forward
+    {
+        std::vector<T> xs(static_cast<size_t>(planes) * P + 1);
+        T* x = xs.data() + offset;
+        for (size_t e = 0; e < static_cast<size_t>(planes) * P; ++e) x[e] = fromF<T>(nd(rng));
+        std::vector<float2> spec(static_cast<size_t>(planes) * K1 * kd, make_float2(NAN, NAN));
+        const cudaError_t err = cuda::launchFftPlaneForward<T>(r2c, colF, x, spec.data(), nullptr);
+        double num = 0, den = 0;
+        for (int g = 0; g < planes; ++g)
+            for (int m = 0; m < K1; ++m)
+                for (int k = 0; k < kd; ++k) {
+                    std::complex<double> acc = 0;
+                    for (int t1 = 0; t1 < S1; ++t1)
+                        for (int t2 = 0; t2 < S2; ++t2) {
+                            const double ph = -2.0 * M_PI * (static_cast<double>((static_cast<int64_t>(freq(m)) * t1) % S1) / S1 +
+                                                             static_cast<double>((static_cast<int64_t>(k) * t2) % S2) / S2);
+                            acc += static_cast<double>(toF(x[static_cast<size_t>(g) * P + t1 * S2 + t2])) * std::polar(1.0, ph);
+                        }
+                    const float2 v = spec[(static_cast<size_t>(g) * K1 + m) * kd + k];
+                    num += std::norm(std::complex<double>(v.x, v.y) - acc);
+                    den += std::norm(acc);
+                }
+        const double e = std::sqrt(num / std::max(den, 1e-300));
+        if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
+        report(err == cudaSuccess && e <= 2e-6, label + " forward" + (offset ? " offset" : ""), e, 2e-6);
+    }
+    // inverse
+    {
+        std::vector<float2> z(static_cast<size_t>(planes) * K1 * kd);
+        for (auto& v : z) v = make_float2(nd(rng), nd(rng));
+        std::vector<T> b(c);
+        for (auto& v : b) v = fromF<T>(nd(rng));
+        std::vector<T> ys(static_cast<size_t>(planes) * P + 1);
+        T* y = ys.data() + offset;
+        for (size_t e = 0; e < static_cast<size_t>(planes) * P; ++e) y[e] = c2r.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
+        const std::vector<T> y0(y, y + static_cast<size_t>(planes) * P);
+        const cudaError_t err = cuda::launchFftPlaneInverse<T>(colI, c2r, z.data(), y, bias ? b.data() : nullptr, nullptr);
+        double num = 0, den = 0;
+        std::vector<std::complex<double>> W(static_cast<size_t>(S1) * kd);
+        for (int g = 0; g < planes; ++g) {
+            for (int t1 = 0; t1 < S1; ++t1)
+                for (int k = 0; k < kd; ++k) {
+                    std::complex<double> acc = 0;
+                    for (int m = 0; m < K1; ++m) {
+                        const float2 v = z[(static_cast<size_t>(g) * K1 + m) * kd + k];
+                        const double ph = 2.0 * M_PI * static_cast<double>((static_cast<int64_t>(freq(m)) * t1) % S1) / S1;
+                        acc += std::complex<double>(v.x, v.y) * std::polar(1.0, ph);
+                    }
+                    W[static_cast<size_t>(t1) * kd + k] = acc;
+                }
+            const double bv = bias ? toF(b[g % c]) : 0.0;
+            for (int t1 = 0; t1 < S1; ++t1)
+                for (int t2 = 0; t2 < S2; ++t2) {
+                    double acc = 0;
+                    for (int k = 0; k < c2r.K; ++k) {
+                        std::complex<double> v = W[static_cast<size_t>(t1) * kd + k];
+                        if (k == 0 || k == c2r.nyquist) v = v.real();
+                        const double ck = (k == 0 || k == c2r.nyquist) ? 1.0 : 2.0;
+                        const double ph = 2.0 * M_PI * static_cast<double>((static_cast<int64_t>(k) * t2) % S2) / S2;
+                        acc += ck * std::real(v * std::polar(1.0, ph));
+                    }
+                    const size_t at = static_cast<size_t>(g) * P + t1 * S2 + t2;
+                    double ref = c2r.scale * acc + bv;
+                    if (c2r.addY) ref += toF(y0[at]);
+                    ref = act(ref, c2r.activation);
+                    const double got = toF(y[at]);
+                    num += (got - ref) * (got - ref);
+                    den += ref * ref;
+                }
+        }
+        const double e = std::sqrt(num / std::max(den, 1e-300));
+        if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
+        report(err == cudaSuccess && e <= tol<T>(),
+               label + " inverse" + (bias ? " bias" : "") + (c2r.addY ? " addY" : "") + (activation ? " act" + std::to_string(activation) : "") +
+                   (offset ? " offset" : ""),
+               e, tol<T>());
+    }
+}
+
+// Every plane of kFftPlaneShapes: kd from 1 to S2 / 2 + 1 (Nyquist), asymmetric and all-low / all-high leading
+// blocks, all three types, bias, skip and activations, an unaligned case.
+void runPlanes(bool quick, std::mt19937& rng) {
+    runPlane<float>(32, 32, 12, 7, 9, 2, 3, true, 0, rng);
+    runPlane<float>(48, 48, 24, 12, 13, 1, 2, true, 1, rng);
+    runPlane<float>(64, 64, 16, 8, 17, 1, 3, false, 3, rng);
+    runPlane<__half>(48, 48, 24, 12, 13, 2, 1, true, 5, rng);
+    runPlane<__nv_bfloat16>(64, 64, 12, 6, 7, 1, 2, true, 1, rng);
+    if (quick) return;
+    runPlane<float>(32, 32, 32, 32, 17, 1, 2, true, 0, rng);     // every leading mode, Nyquist
+    runPlane<float>(64, 64, 5, 0, 1, 2, 2, false, 0, rng);       // high block only, one bin
+    runPlane<float>(64, 64, 64, 40, 33, 1, 1, true, 1, rng);     // the full plane
+    runPlane<float>(48, 48, 10, 10, 25, 1, 3, false, 5, rng, 1);  // low only, Nyquist, unaligned
+    runPlane<__half>(64, 64, 24, 12, 13, 1, 2, true, 3, rng, 1);
+    runPlane<__nv_bfloat16>(32, 32, 8, 4, 5, 3, 1, false, 0, rng);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -635,6 +769,7 @@ int main(int argc, char** argv) {
             }
     }
     runStatic(rng);
+    runPlanes(quick || tiny, rng);
     cuda::setMixInC2ROverride(1);  // wherever the kernel can run it (the planner's rule is test_cuda_plan's)
     runMixC2RCases(quick || tiny, rng);
     cuda::setMixInC2ROverride(-1);

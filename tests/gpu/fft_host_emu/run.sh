@@ -14,7 +14,7 @@ CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 cp tests/gpu/fft_host_emu/{shim.h,pdl.cuh,smem_limit.h} "$D"/
-cp plugins/cuda/{common.cuh,dft_pass.h,fft_pass.cuh,fft_pass_long.cuh,fft_pass_radix2.cuh,fft_pass_static.cuh,fft_radix.cuh,mixing_c2r.cuh,plan.h,plan_separable.h} "$D"/
+cp plugins/cuda/{common.cuh,dft_pass.h,fft_pass.cuh,fft_pass_long.cuh,fft_pass_radix2.cuh,fft_pass_static.cuh,fft_plane.cuh,fft_radix.cuh,mixing_c2r.cuh,plan.h,plan_separable.h} "$D"/
 FLAGS="-O2"
 [ "${TSAN:-0}" = 1 ] && FLAGS="-O1 -g -fsanitize=thread"
 ${CXX:-g++} -std=c++20 $FLAGS -c -Iplugins/include plugins/cuda/plan_separable.cpp -o "$D"/plan_separable.o

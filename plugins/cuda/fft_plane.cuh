@@ -1,0 +1,236 @@
+// The plane FFT kernels of the separable algorithm (SeparablePlan::plane, chosen by planSeparable): a small 2D
+// layer's two forward passes, the last-axis R2C and the leading-axis column FFT, as one kernel, and its two
+// inverse passes, the column inverse FFT and the C2R, as another. A block owns one (n, c) plane of S1 x S2
+// points, which stays in shared memory between the two axes: the intermediate spectrum [N, C, S1, kd] never
+// touches global memory, and a small layer runs three kernels (plane forward, mixing, plane inverse) instead of
+// five latency-bound ones. Same arithmetic and order as the row and column kernels (fft_pass.cuh), whose
+// Stockham stages, tables and C2R pack these kernels reuse; the passes' DftPass structs give the views,
+// kept-mode maps, scale, bias, skip and activation.
+//
+// Forward (fftPlaneForwardKernel): x's plane is copied into S1 shared lines of N2 = S2 / 2 complex values
+// (coalesced, the lines are contiguous), the row FFT runs over all S1 lines, the kd kept bins of every line are
+// unpacked (as the R2C does) into kd columns of S1 values at an odd pitch, the column FFT runs over them, and
+// the kept rows (low block, then the high block ending at S1 - 1) are written to the spectrum.
+// Inverse (fftPlaneInverseKernel): the kept rows of the mixed spectrum are scattered into zeroed columns, the
+// inverse column FFT runs, the C2R pack builds each line's half-length spectrum from the columns, the inverse
+// row FFT runs, and y is written with the C2R epilogue (scale, bias, the fused layer's skip, activation).
+// Plane sizes: the pairs of kFftPlaneShapes (dft_pass.h), stage lists at compile time. Deterministic, no host
+// synchronisation, 32-bit offsets (planner limits).
+#pragma once
+
+#include <cstdint>
+
+#include "common.cuh"
+#include "dft_pass.h"
+#include "fft_pass.cuh"
+#include "fft_pass_static.cuh"
+#include "fft_radix.cuh"
+#include "pdl.cuh"
+
+namespace turbofno {
+namespace cuda {
+
+// The shared-memory layout of a plane block (fftPlaneSmemBytes in dft_pass.h sizes the same pieces).
+template <int S1, int S2, unsigned ROW> struct FftPlaneSmem {
+    static constexpr int kN2 = S2 / 2, kPitch = fftColumnPitch(S1);
+    static constexpr bool kPad = (fftRadixOf(ROW & 15u) & 1) == 0;  // padded lines where the first radix is even
+    float2 *rowTw, *root, *colTw, *rows, *cols;
+    float* lineBias;
+    __device__ __forceinline__ explicit FftPlaneSmem(float* smem, int kd) {
+        rowTw = reinterpret_cast<float2*>(smem);
+        root = rowTw + (kN2 - 1);
+        colTw = root + (kN2 / 2 + 1);
+        rows = colTw + (S1 - 1);
+        cols = rows + fftBufValues(static_cast<size_t>(S1) * kN2);
+        lineBias = reinterpret_cast<float*>(cols + kd * kPitch);
+    }
+};
+
+// The forward plane: src = x (T), dst = the kept spectrum (float2, the column pass's c view). Grid: one block per
+// plane (col.N / col.b.inner), kFftThreads threads, fftPlaneSmemBytes(S1, S2, kd) of dynamic shared memory.
+template <typename T, int S1, int S2, unsigned ROW, unsigned COL>
+__global__ void __launch_bounds__(kFftThreads) fftPlaneForwardKernel(DftPass r2c, DftPass col, const T* __restrict__ x,
+                                                                     float2* __restrict__ spec) {
+    extern __shared__ __align__(16) float fftSmem[];
+    using L = FftPlaneSmem<S1, S2, ROW>;
+    constexpr int N2 = L::kN2;
+    const int kd = r2c.M;
+    const L s(fftSmem, kd);
+    const FftSmemStatic<N2, L::kPad> rows{s.rows};
+    const FftSmemLines cols{s.cols, L::kPitch, 31};
+    const int tid = static_cast<int>(threadIdx.x), plane = static_cast<int>(blockIdx.x);
+
+    fftFillTables(s.rowTw, s.root, N2, ROW);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    fftFillTables(s.colTw, nullptr, S1, COL);
+    gridDependencyWait();
+
+    // the plane's S1 lines (contiguous: line stride S2, unit point stride), 4 loads in flight per thread
+    const T* xp = x + plane * S1 * r2c.b.innerStride;
+    const bool pairs = fftPairs<T>(xp, r2c.b);
+#pragma unroll 4
+    for (int e = tid; e < S1 * N2; e += kFftThreads) {
+        const int l = e / N2, j = e - l * N2;
+        const T* line = xp + l * r2c.b.innerStride;
+        rows.at(l, j) = pairs ? loadComplex<T>(line + 2 * j) : make_float2(toFloat(line[2 * j]), toFloat(line[2 * j + 1]));
+    }
+    __syncthreads();  // the lines and the tables
+    fftTransformStatic<ROW, 1, N2, false, false>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
+
+    // the kept bins k < kd of every line (fftPassKernel's R2C unpack) into column k, row l
+    const float invKd = 1.f / static_cast<float>(kd);
+    for (int i = tid; i < S1 * kd; i += kFftThreads) {
+        const int l = fftDiv(i, invKd), k = i - l * kd;
+        const float2 a = rows.at(l, k == N2 ? 0 : k);
+        const float2 bc = rows.at(l, k == 0 ? 0 : N2 - k);
+        const float2 b = make_float2(bc.x, -bc.y);                               // conj Z[N2 - k]
+        const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));  // (Z[k] + conj Z[N2-k]) / 2
+        const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
+        const float2 od = make_float2(d.y, -d.x);                                // d / i
+        float2 w;                                                                // e^{-2 pi i k / S2}
+        if (2 * k <= N2) {
+            w = s.root[k];
+            w.y = -w.y;
+        } else {
+            w = s.root[N2 - k];
+            w.x = -w.x;
+            w.y = -w.y;
+        }
+        cols.at(k, l) = fftAdd(ev, cmul(w, od));
+    }
+    __syncthreads();
+    fftColumnTransform<COL, false>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
+    allowDependentLaunch();
+
+    // the kept rows m < col.M of every column, from spectrum index m (low block) or m + mOff (high block)
+    float2* out = spec + plane * col.c.outerStride;
+    for (int e = tid; e < col.M * kd; e += kFftThreads) {
+        const int m = fftDiv(e, invKd), k = e - m * kd;
+        out[k * col.c.innerStride + m * col.c.rowStride] = cols.at(k, m < col.mP ? m : m + col.mOff);
+    }
+}
+
+// The inverse plane: src = the mixed spectrum (float2, the column pass's b view), dst = y (T), bias per line
+// (c2r.biasDiv / biasMod) or null. Grid: one block per plane (col.N / col.b.inner).
+template <typename T, int S1, int S2, unsigned ROW, unsigned COL>
+__global__ void __launch_bounds__(kFftThreads) fftPlaneInverseKernel(DftPass col, DftPass c2r, const float2* __restrict__ spec,
+                                                                     T* __restrict__ y, const T* __restrict__ bias) {
+    extern __shared__ __align__(16) float fftSmem[];
+    using L = FftPlaneSmem<S1, S2, ROW>;
+    constexpr int N2 = L::kN2;
+    const int kd = col.b.inner;
+    const L s(fftSmem, kd);
+    const FftSmemStatic<N2, L::kPad> rows{s.rows};
+    const FftSmemLines cols{s.cols, L::kPitch, 31};
+    const int tid = static_cast<int>(threadIdx.x), plane = static_cast<int>(blockIdx.x);
+
+    fftFillTables(s.rowTw, s.root, N2, ROW);  // before the wait (pdl.cuh)
+    fftFillTables(s.colTw, nullptr, S1, COL);
+    for (int e = tid; e < kd * L::kPitch; e += kFftThreads) s.cols[e] = make_float2(0.f, 0.f);
+    gridDependencyWait();
+
+    const int line0 = plane * S1;
+    for (int l = tid; l < S1; l += kFftThreads)
+        s.lineBias[l] = bias ? toFloat(bias[(static_cast<unsigned>(line0 + l) / static_cast<unsigned>(c2r.biasDiv)) %
+                                            static_cast<unsigned>(c2r.biasMod)])
+                             : 0.f;
+    __syncthreads();  // the zeroed columns before the scatter
+    // the K kept rows of every column to spectrum index k (low block) or k + kOff (high block), dropped at kLimit
+    const float2* in = spec + plane * col.b.outerStride;
+    const float invKd = 1.f / static_cast<float>(kd);
+    constexpr int kBatch = 4;  // rows per thread whose loads are in flight together
+    for (int e0 = tid; e0 < col.K * kd; e0 += kBatch * kFftThreads) {
+        float2 v[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int e = e0 + b * kFftThreads;
+            const int r = fftDiv(e, invKd), k = e - r * kd;
+            v[b] = e < col.K * kd ? in[k * col.b.innerStride + r * col.b.rowStride] : make_float2(0.f, 0.f);
+        }
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int e = e0 + b * kFftThreads;
+            const int r = fftDiv(e, invKd), k = e - r * kd;
+            const int f = r < col.kP ? r : r + col.kOff;
+            if (e < col.K * kd && f < col.kLimit) cols.at(k, f) = v[b];
+        }
+    }
+    __syncthreads();
+    fftColumnTransform<COL, true>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
+
+    // the C2R pack (fftPassKernel's): line l's bins k < K from column k, Z'[k] and Z'[N2 - k] per unit k <= N2 / 2
+    const int K = c2r.K;
+    constexpr int kHalf = N2 / 2 + 1;
+    for (int i = tid; i < S1 * kHalf; i += kFftThreads) {
+        const int l = i / kHalf, k = i - l * kHalf;
+        float2 xa = k < K ? cols.at(k, l) : make_float2(0.f, 0.f);            // X[k]
+        float2 xb = N2 - k < K ? cols.at(N2 - k, l) : make_float2(0.f, 0.f);  // X[N2 - k]
+        if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
+            xa.y = 0.f;
+            xb.y = 0.f;
+        }
+        const float2 w = s.root[k];  // e^{+2 pi i k / S2}
+        {
+            const float2 sm = make_float2(xa.x + xb.x, xa.y - xb.y);  // X[k] + conj X[N2-k]
+            const float2 dw = cmul(make_float2(xa.x - xb.x, xa.y + xb.y), w);
+            rows.at(l, k) = make_float2(sm.x - dw.y, sm.y + dw.x);  // s + i dw
+        }
+        if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
+            const float2 w2 = make_float2(-w.x, w.y);  // e^{+2 pi i (N2 - k) / S2} = -conj(w)
+            const float2 sm = make_float2(xb.x + xa.x, xb.y - xa.y);
+            const float2 dw = cmul(make_float2(xb.x - xa.x, xb.y + xa.y), w2);
+            rows.at(l, N2 - k) = make_float2(sm.x - dw.y, sm.y + dw.x);
+        }
+    }
+    allowDependentLaunch();
+    __syncthreads();
+    fftTransformStatic<ROW, 1, N2, true, false>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
+    const FftOutputLines<T> out{y, s.lineBias, line0, c2r.c.innerStride, c2r.c.rowStride, fftPairs<T>(y + line0 * c2r.c.innerStride, c2r.c),
+                                FftC2REpilogue{c2r.scale, c2r.addY, c2r.activation}};
+#pragma unroll 4
+    for (int e = tid; e < S1 * N2; e += kFftThreads) {
+        const int l = e / N2, j = e - l * N2;
+        const float2 v[1] = {rows.at(l, j)};
+        out.template store<1>(l, j, 0, v);
+    }
+}
+
+// Launches of the plane kernels for the pass pairs planSeparable marked (SeparablePlan::plane): the forward's
+// R2C + column pass, the inverse's column pass + C2R. cudaErrorInvalidConfiguration where the passes are not a
+// plane of kFftPlaneShapes (fftPlaneShapeIndex) or its shared memory would exceed 48 KB.
+template <typename T, bool INV, size_t I = 0>
+cudaError_t launchFftPlaneListed(int index, const DftPass& a, const DftPass& b, const void* src, void* dst, const T* bias,
+                                 cudaStream_t stream) {
+    if constexpr (I >= kFftPlaneCount) {
+        return cudaErrorInvalidConfiguration;
+    } else {
+        if (index != static_cast<int>(I)) return launchFftPlaneListed<T, INV, I + 1>(index, a, b, src, dst, bias, stream);
+        constexpr FftPlaneShape P = kFftPlaneShapes[I];
+        const DftPass& col = INV ? a : b;
+        const int kd = col.b.inner;
+        const size_t smem = fftPlaneSmemBytes(P.S1, P.S2, kd);
+        if (kd < 1 || kd > P.S2 / 2 + 1 || smem > kFftSmemLimit || col.N % kd != 0) return cudaErrorInvalidConfiguration;
+        const dim3 grid(static_cast<unsigned>(col.N / kd));
+        if constexpr (INV)
+            return launchKernel(fftPlaneInverseKernel<T, P.S1, P.S2, P.row, P.col>, grid, dim3(kFftThreads), smem, stream, a, b,
+                                static_cast<const float2*>(src), static_cast<T*>(dst), bias);
+        else
+            return launchKernel(fftPlaneForwardKernel<T, P.S1, P.S2, P.row, P.col>, grid, dim3(kFftThreads), smem, stream, a, b,
+                                static_cast<const T*>(src), static_cast<float2*>(dst));
+    }
+}
+
+template <typename T>
+cudaError_t launchFftPlaneForward(const DftPass& r2c, const DftPass& col, const T* x, float2* spec, cudaStream_t stream) {
+    if (r2c.M != col.b.inner || col.inverse) return cudaErrorInvalidConfiguration;
+    return launchFftPlaneListed<T, false>(fftPlaneShapeIndex(col.S, r2c.S), r2c, col, x, spec, nullptr, stream);
+}
+
+template <typename T>
+cudaError_t launchFftPlaneInverse(const DftPass& col, const DftPass& c2r, const float2* spec, T* y, const T* bias,
+                                  cudaStream_t stream) {
+    if (c2r.K > col.b.inner || !col.inverse || col.M != col.S) return cudaErrorInvalidConfiguration;
+    return launchFftPlaneListed<T, true>(fftPlaneShapeIndex(col.S, c2r.S), col, c2r, spec, y, bias, stream);
+}
+
+}  // namespace cuda
+}  // namespace turbofno
