@@ -181,6 +181,9 @@ struct FftPlaneShape {
     int S1, S2;
     unsigned row, col;
 };
+// Threads per plane block: kFftPlaneThreads, or kFftPlaneWideThreads on small grids (SeparablePlan::plane).
+constexpr int kFftPlaneThreads = 256;
+constexpr int kFftPlaneWideThreads = 1024;
 constexpr int kFftPlaneCount = 3;
 constexpr FftPlaneShape kFftPlaneShapes[kFftPlaneCount] = {{32, 32, 0x44u, 0x21u}, {48, 48, 0x243u, 0x443u}, {64, 64, 0x48u, 0x41u}};
 // The entry of kFftPlaneShapes for an S1 x S2 plane, -1 if none.

@@ -186,9 +186,9 @@ __device__ __forceinline__ void fftUnit(int u, int M, float invM, int lines, flo
     }
 }
 
-template <int R, bool INV, bool SYNC_MID, bool LINE_FAST, class In, class Out>
+template <int R, bool INV, bool SYNC_MID, bool LINE_FAST, int THREADS = kFftThreads, class In, class Out>
 __device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, int p, const In& in, const Out& out) {
-    constexpr int kMaxUnits = (kFftMaxPoints / R + kFftThreads - 1) / kFftThreads;
+    constexpr int kMaxUnits = (kFftMaxPoints / R + THREADS - 1) / THREADS;
     const int M = N2 / R, units = lines * M;
     const float invM = 1.f / static_cast<float>(M), invP = 1.f / static_cast<float>(p);
     const float invLines = 1.f / static_cast<float>(lines);
@@ -198,7 +198,7 @@ __device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, in
     // every unit's loads first (all in flight together), then the twiddles and DFTs
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
-        const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
+        const int u = static_cast<int>(threadIdx.x) + j * THREADS;
         if (u < units) {
             int l, i;
             fftUnit<LINE_FAST>(u, M, invM, lines, invLines, l, i);
@@ -207,7 +207,7 @@ __device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, in
     }
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
-        const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
+        const int u = static_cast<int>(threadIdx.x) + j * THREADS;
         if (u < units) {
             if (p > 1) {  // the first stage's twiddles are all 1
                 int l, i;
@@ -223,7 +223,7 @@ __device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, in
     // unit u's outputs: line l, positions (i - k) R + k + m p (indices recomputed: fewer live registers)
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
-        const int u = static_cast<int>(threadIdx.x) + j * kFftThreads;
+        const int u = static_cast<int>(threadIdx.x) + j * THREADS;
         if (u < units) {
             int l, i;
             fftUnit<LINE_FAST>(u, M, invM, lines, invLines, l, i);
@@ -233,15 +233,15 @@ __device__ __forceinline__ void fftStage(const float2* tw, int N2, int lines, in
     }
 }
 
-template <bool INV, bool SYNC_MID, bool LINE_FAST, class In, class Out>
+template <bool INV, bool SYNC_MID, bool LINE_FAST, int THREADS = kFftThreads, class In, class Out>
 __device__ __forceinline__ void fftStageRadix(int R, const float2* tw, int N2, int lines, int p, const In& in, const Out& out) {
     switch (R) {
-        case 2: fftStage<2, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
-        case 3: fftStage<3, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
-        case 4: fftStage<4, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
-        case 5: fftStage<5, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
-        case 8: fftStage<8, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
-        default: fftStage<16, INV, SYNC_MID, LINE_FAST>(tw, N2, lines, p, in, out); break;
+        case 2: fftStage<2, INV, SYNC_MID, LINE_FAST, THREADS>(tw, N2, lines, p, in, out); break;
+        case 3: fftStage<3, INV, SYNC_MID, LINE_FAST, THREADS>(tw, N2, lines, p, in, out); break;
+        case 4: fftStage<4, INV, SYNC_MID, LINE_FAST, THREADS>(tw, N2, lines, p, in, out); break;
+        case 5: fftStage<5, INV, SYNC_MID, LINE_FAST, THREADS>(tw, N2, lines, p, in, out); break;
+        case 8: fftStage<8, INV, SYNC_MID, LINE_FAST, THREADS>(tw, N2, lines, p, in, out); break;
+        default: fftStage<16, INV, SYNC_MID, LINE_FAST, THREADS>(tw, N2, lines, p, in, out); break;
     }
 }
 
@@ -275,7 +275,7 @@ __device__ __forceinline__ void fftTransform(const float2* tw, int N2, int lines
 
 // fftTransform (LINE_FAST columns) for a radix list known at compile time: only its radices' stages are
 // instantiated (the run-time list's switch over all six radices holds the registers of the largest).
-template <unsigned RADICES, int P, bool INV, bool IS_FIRST, class First, class Last>
+template <unsigned RADICES, int P, bool INV, bool IS_FIRST, int THREADS = kFftThreads, class First, class Last>
 __device__ __forceinline__ void fftTransformFixed(const float2* tw, int lines, const First& first, const FftSmemLines& sm,
                                                   const Last& last) {
     constexpr int R = fftRadixOf(RADICES & 15u);
@@ -283,41 +283,42 @@ __device__ __forceinline__ void fftTransformFixed(const float2* tw, int lines, c
     constexpr int kN2 = P * fftRadicesProduct(RADICES);
     const float2* t = tw + (P - 1);
     if constexpr (First::kGlobal && IS_FIRST) {
-        fftStage<R, INV, false, true>(t, kN2, lines, P, first, sm);
+        fftStage<R, INV, false, true, THREADS>(t, kN2, lines, P, first, sm);
         __syncthreads();
     } else if constexpr (Last::kGlobal && kIsLast) {
-        fftStage<R, INV, false, true>(t, kN2, lines, P, sm, last);
+        fftStage<R, INV, false, true, THREADS>(t, kN2, lines, P, sm, last);
     } else {
-        fftStage<R, INV, true, true>(t, kN2, lines, P, sm, sm);
+        fftStage<R, INV, true, true, THREADS>(t, kN2, lines, P, sm, sm);
         __syncthreads();
     }
-    if constexpr (!kIsLast) fftTransformFixed<(RADICES >> 4), P * R, INV, false>(tw, lines, first, sm, last);
+    if constexpr (!kIsLast) fftTransformFixed<(RADICES >> 4), P * R, INV, false, THREADS>(tw, lines, first, sm, last);
 }
 
 // The column transform (LINE_FAST) of n-point lines: RADICES != 0 its compile-time list (fftColumnPassKernel,
 // the long-axis kernels), else the run-time list `radices`.
-template <unsigned RADICES, bool INV, class First, class Last>
+template <unsigned RADICES, bool INV, int THREADS = kFftThreads, class First, class Last>
 __device__ __forceinline__ void fftColumnTransform(const float2* tw, int n, int lines, unsigned radices, const First& first,
                                                    const FftSmemLines& sm, const Last& last) {
-    if constexpr (RADICES != 0) fftTransformFixed<RADICES, 1, INV, true>(tw, lines, first, sm, last);
+    if constexpr (RADICES != 0) fftTransformFixed<RADICES, 1, INV, true, THREADS>(tw, lines, first, sm, last);
     else fftTransform<INV, true>(tw, n, lines, radices, first, sm, last);
 }
 
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
 // e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
+template <int THREADS = kFftThreads>
 __device__ __forceinline__ void fftFillTables(float2* tw, float2* root, int N2, unsigned radices) {
     int p = 1;
     for (; radices != 0; radices >>= 4) {
         const int R = fftRadixOf(radices & 15u), P = p * R;
-        for (int e = static_cast<int>(threadIdx.x); e < (R - 1) * p; e += kFftThreads) {
+        for (int e = static_cast<int>(threadIdx.x); e < (R - 1) * p; e += THREADS) {
             const int r = e / p + 1, k = e - (r - 1) * p;
             tw[p - 1 + e] = fftRoot(r * k, P);
         }
         p = P;
     }
     if (root)
-        for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += kFftThreads) root[k] = fftRoot(k, 2 * N2);
+        for (int k = static_cast<int>(threadIdx.x); k <= N2 / 2; k += THREADS) root[k] = fftRoot(k, 2 * N2);
 }
 
 // The same tables for long lines (N2 >= kFftTwoLevelFrom, fftTwoLevelValues): every entry is a 2 N2-th

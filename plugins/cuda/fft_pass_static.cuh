@@ -55,20 +55,20 @@ template <int N2, bool PAD> struct FftSmemStatic {
 };
 
 // One stage (fftStage's contract) with compile-time R, P (the earlier radices' product) and N2.
-template <int R, int P, int N2, bool INV, bool SYNC_MID, class In, class Out>
+template <int R, int P, int N2, bool INV, bool SYNC_MID, int THREADS = kFftThreads, class In, class Out>
 __device__ __forceinline__ void fftStageStatic(const float2* tw, int lines, const In& in, const Out& out) {
     constexpr unsigned M = N2 / R;
-    constexpr int kMaxUnits = (kFftMaxPoints / R + kFftThreads - 1) / kFftThreads;
+    constexpr int kMaxUnits = (kFftMaxPoints / R + THREADS - 1) / THREADS;
     const unsigned units = static_cast<unsigned>(lines) * M;
     float2 v[kMaxUnits][R] = {};
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
-        const unsigned u = threadIdx.x + j * kFftThreads;
+        const unsigned u = threadIdx.x + j * THREADS;
         if (u < units) in.template loadS<R, M>(static_cast<int>(u / M), static_cast<int>(u % M), v[j]);
     }
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
-        const unsigned u = threadIdx.x + j * kFftThreads;
+        const unsigned u = threadIdx.x + j * THREADS;
         if (u < units) {
             if constexpr (P > 1) {
                 const float2* t = tw + (u % M) % P;
@@ -81,7 +81,7 @@ __device__ __forceinline__ void fftStageStatic(const float2* tw, int lines, cons
     if constexpr (SYNC_MID) __syncthreads();
 #pragma unroll
     for (int j = 0; j < kMaxUnits; ++j) {
-        const unsigned u = threadIdx.x + j * kFftThreads;
+        const unsigned u = threadIdx.x + j * THREADS;
         if (u < units) {
             const unsigned i = u % M, q = i / P;
             out.template storeS<R, P>(static_cast<int>(u / M), static_cast<int>(q * P * R), static_cast<int>(i - q * P), v[j]);
@@ -91,7 +91,7 @@ __device__ __forceinline__ void fftStageStatic(const float2* tw, int lines, cons
 
 // fftTransform (rows) for the compile-time list RADICES from its stage at P on; the last stage writes the
 // shared lines (no direct C2R).
-template <unsigned RADICES, int P, int N2, bool INV, bool IS_FIRST, class First, class Sm, class Last>
+template <unsigned RADICES, int P, int N2, bool INV, bool IS_FIRST, int THREADS = kFftThreads, class First, class Sm, class Last>
 __device__ __forceinline__ void fftTransformStatic(const float2* tw, int lines, const First& first, const Sm& sm,
                                                    const Last& last) {
     // the compile-time kernels run the planner's stage variant, whose C2R writes y after the last stage
@@ -100,13 +100,13 @@ __device__ __forceinline__ void fftTransformStatic(const float2* tw, int lines, 
     constexpr bool kIsLast = (RADICES >> 4) == 0;
     const float2* t = tw + (P - 1);
     if constexpr (First::kGlobal && IS_FIRST) {
-        fftStageStatic<R, P, N2, INV, false>(t, lines, first, sm);
+        fftStageStatic<R, P, N2, INV, false, THREADS>(t, lines, first, sm);
         __syncthreads();
     } else {
-        fftStageStatic<R, P, N2, INV, true>(t, lines, sm, sm);
+        fftStageStatic<R, P, N2, INV, true, THREADS>(t, lines, sm, sm);
         __syncthreads();
     }
-    if constexpr (!kIsLast) fftTransformStatic<(RADICES >> 4), P * R, N2, INV, false>(tw, lines, first, sm, last);
+    if constexpr (!kIsLast) fftTransformStatic<(RADICES >> 4), P * R, N2, INV, false, THREADS>(tw, lines, first, sm, last);
 }
 
 }  // namespace cuda

@@ -14,11 +14,13 @@
 // Inverse (fftPlaneInverseKernel): the kept rows of the mixed spectrum are scattered into zeroed columns, the
 // inverse column FFT runs, the C2R pack builds each line's half-length spectrum from the columns, the inverse
 // row FFT runs, and y is written with the C2R epilogue (scale, bias, the fused layer's skip, activation).
-// Plane sizes: the pairs of kFftPlaneShapes (dft_pass.h), stage lists at compile time. Deterministic, no host
+// Plane sizes: the pairs of kFftPlaneShapes (dft_pass.h), stage lists at compile time; blocks of 256 threads, or
+// of 1024 on grids of fewer planes than SMs (one block per SM: four times the warps to hide each stage's latency). Deterministic, no host
 // synchronisation, 32-bit offsets (planner limits).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common.cuh"
 #include "dft_pass.h"
@@ -47,9 +49,9 @@ template <int S1, int S2, unsigned ROW> struct FftPlaneSmem {
 };
 
 // The forward plane: src = x (T), dst = the kept spectrum (float2, the column pass's c view). Grid: one block per
-// plane (col.N / col.b.inner), kFftThreads threads, fftPlaneSmemBytes(S1, S2, kd) of dynamic shared memory.
-template <typename T, int S1, int S2, unsigned ROW, unsigned COL>
-__global__ void __launch_bounds__(kFftThreads) fftPlaneForwardKernel(DftPass r2c, DftPass col, const T* __restrict__ x,
+// plane (col.N / col.b.inner), THREADS threads, fftPlaneSmemBytes(S1, S2, kd) of dynamic shared memory.
+template <typename T, int S1, int S2, unsigned ROW, unsigned COL, int THREADS>
+__global__ void __launch_bounds__(THREADS) fftPlaneForwardKernel(DftPass r2c, DftPass col, const T* __restrict__ x,
                                                                      float2* __restrict__ spec) {
     extern __shared__ __align__(16) float fftSmem[];
     using L = FftPlaneSmem<S1, S2, ROW>;
@@ -60,25 +62,25 @@ __global__ void __launch_bounds__(kFftThreads) fftPlaneForwardKernel(DftPass r2c
     const FftSmemLines cols{s.cols, L::kPitch, 31};
     const int tid = static_cast<int>(threadIdx.x), plane = static_cast<int>(blockIdx.x);
 
-    fftFillTables(s.rowTw, s.root, N2, ROW);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
-    fftFillTables(s.colTw, nullptr, S1, COL);
+    fftFillTables<THREADS>(s.rowTw, s.root, N2, ROW);  // before the wait: overlaps the previous kernel's tail (pdl.cuh)
+    fftFillTables<THREADS>(s.colTw, nullptr, S1, COL);
     gridDependencyWait();
 
     // the plane's S1 lines (contiguous: line stride S2, unit point stride), 4 loads in flight per thread
     const T* xp = x + plane * S1 * r2c.b.innerStride;
     const bool pairs = fftPairs<T>(xp, r2c.b);
 #pragma unroll 4
-    for (int e = tid; e < S1 * N2; e += kFftThreads) {
+    for (int e = tid; e < S1 * N2; e += THREADS) {
         const int l = e / N2, j = e - l * N2;
         const T* line = xp + l * r2c.b.innerStride;
         rows.at(l, j) = pairs ? loadComplex<T>(line + 2 * j) : make_float2(toFloat(line[2 * j]), toFloat(line[2 * j + 1]));
     }
     __syncthreads();  // the lines and the tables
-    fftTransformStatic<ROW, 1, N2, false, false>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
+    fftTransformStatic<ROW, 1, N2, false, false, THREADS>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
 
     // the kept bins k < kd of every line (fftPassKernel's R2C unpack) into column k, row l
     const float invKd = 1.f / static_cast<float>(kd);
-    for (int i = tid; i < S1 * kd; i += kFftThreads) {
+    for (int i = tid; i < S1 * kd; i += THREADS) {
         const int l = fftDiv(i, invKd), k = i - l * kd;
         const float2 a = rows.at(l, k == N2 ? 0 : k);
         const float2 bc = rows.at(l, k == 0 ? 0 : N2 - k);
@@ -98,12 +100,12 @@ __global__ void __launch_bounds__(kFftThreads) fftPlaneForwardKernel(DftPass r2c
         cols.at(k, l) = fftAdd(ev, cmul(w, od));
     }
     __syncthreads();
-    fftColumnTransform<COL, false>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
+    fftColumnTransform<COL, false, THREADS>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
     allowDependentLaunch();
 
     // the kept rows m < col.M of every column, from spectrum index m (low block) or m + mOff (high block)
     float2* out = spec + plane * col.c.outerStride;
-    for (int e = tid; e < col.M * kd; e += kFftThreads) {
+    for (int e = tid; e < col.M * kd; e += THREADS) {
         const int m = fftDiv(e, invKd), k = e - m * kd;
         out[k * col.c.innerStride + m * col.c.rowStride] = cols.at(k, m < col.mP ? m : m + col.mOff);
     }
@@ -111,8 +113,8 @@ __global__ void __launch_bounds__(kFftThreads) fftPlaneForwardKernel(DftPass r2c
 
 // The inverse plane: src = the mixed spectrum (float2, the column pass's b view), dst = y (T), bias per line
 // (c2r.biasDiv / biasMod) or null. Grid: one block per plane (col.N / col.b.inner).
-template <typename T, int S1, int S2, unsigned ROW, unsigned COL>
-__global__ void __launch_bounds__(kFftThreads) fftPlaneInverseKernel(DftPass col, DftPass c2r, const float2* __restrict__ spec,
+template <typename T, int S1, int S2, unsigned ROW, unsigned COL, int THREADS>
+__global__ void __launch_bounds__(THREADS) fftPlaneInverseKernel(DftPass col, DftPass c2r, const float2* __restrict__ spec,
                                                                      T* __restrict__ y, const T* __restrict__ bias) {
     extern __shared__ __align__(16) float fftSmem[];
     using L = FftPlaneSmem<S1, S2, ROW>;
@@ -123,13 +125,13 @@ __global__ void __launch_bounds__(kFftThreads) fftPlaneInverseKernel(DftPass col
     const FftSmemLines cols{s.cols, L::kPitch, 31};
     const int tid = static_cast<int>(threadIdx.x), plane = static_cast<int>(blockIdx.x);
 
-    fftFillTables(s.rowTw, s.root, N2, ROW);  // before the wait (pdl.cuh)
-    fftFillTables(s.colTw, nullptr, S1, COL);
-    for (int e = tid; e < kd * L::kPitch; e += kFftThreads) s.cols[e] = make_float2(0.f, 0.f);
+    fftFillTables<THREADS>(s.rowTw, s.root, N2, ROW);  // before the wait (pdl.cuh)
+    fftFillTables<THREADS>(s.colTw, nullptr, S1, COL);
+    for (int e = tid; e < kd * L::kPitch; e += THREADS) s.cols[e] = make_float2(0.f, 0.f);
     gridDependencyWait();
 
     const int line0 = plane * S1;
-    for (int l = tid; l < S1; l += kFftThreads)
+    for (int l = tid; l < S1; l += THREADS)
         s.lineBias[l] = bias ? toFloat(bias[(static_cast<unsigned>(line0 + l) / static_cast<unsigned>(c2r.biasDiv)) %
                                             static_cast<unsigned>(c2r.biasMod)])
                              : 0.f;
@@ -138,29 +140,29 @@ __global__ void __launch_bounds__(kFftThreads) fftPlaneInverseKernel(DftPass col
     const float2* in = spec + plane * col.b.outerStride;
     const float invKd = 1.f / static_cast<float>(kd);
     constexpr int kBatch = 4;  // rows per thread whose loads are in flight together
-    for (int e0 = tid; e0 < col.K * kd; e0 += kBatch * kFftThreads) {
+    for (int e0 = tid; e0 < col.K * kd; e0 += kBatch * THREADS) {
         float2 v[kBatch];
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-            const int e = e0 + b * kFftThreads;
+            const int e = e0 + b * THREADS;
             const int r = fftDiv(e, invKd), k = e - r * kd;
             v[b] = e < col.K * kd ? in[k * col.b.innerStride + r * col.b.rowStride] : make_float2(0.f, 0.f);
         }
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-            const int e = e0 + b * kFftThreads;
+            const int e = e0 + b * THREADS;
             const int r = fftDiv(e, invKd), k = e - r * kd;
             const int f = r < col.kP ? r : r + col.kOff;
             if (e < col.K * kd && f < col.kLimit) cols.at(k, f) = v[b];
         }
     }
     __syncthreads();
-    fftColumnTransform<COL, true>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
+    fftColumnTransform<COL, true, THREADS>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
 
     // the C2R pack (fftPassKernel's): line l's bins k < K from column k, Z'[k] and Z'[N2 - k] per unit k <= N2 / 2
     const int K = c2r.K;
     constexpr int kHalf = N2 / 2 + 1;
-    for (int i = tid; i < S1 * kHalf; i += kFftThreads) {
+    for (int i = tid; i < S1 * kHalf; i += THREADS) {
         const int l = i / kHalf, k = i - l * kHalf;
         float2 xa = k < K ? cols.at(k, l) : make_float2(0.f, 0.f);            // X[k]
         float2 xb = N2 - k < K ? cols.at(N2 - k, l) : make_float2(0.f, 0.f);  // X[N2 - k]
@@ -183,53 +185,60 @@ __global__ void __launch_bounds__(kFftThreads) fftPlaneInverseKernel(DftPass col
     }
     allowDependentLaunch();
     __syncthreads();
-    fftTransformStatic<ROW, 1, N2, true, false>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
+    fftTransformStatic<ROW, 1, N2, true, false, THREADS>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
     const FftOutputLines<T> out{y, s.lineBias, line0, c2r.c.innerStride, c2r.c.rowStride, fftPairs<T>(y + line0 * c2r.c.innerStride, c2r.c),
                                 FftC2REpilogue{c2r.scale, c2r.addY, c2r.activation}};
 #pragma unroll 4
-    for (int e = tid; e < S1 * N2; e += kFftThreads) {
+    for (int e = tid; e < S1 * N2; e += THREADS) {
         const int l = e / N2, j = e - l * N2;
         const float2 v[1] = {rows.at(l, j)};
         out.template store<1>(l, j, 0, v);
     }
 }
 
-// Launches of the plane kernels for the pass pairs planSeparable marked (SeparablePlan::plane): the forward's
-// R2C + column pass, the inverse's column pass + C2R. cudaErrorInvalidConfiguration where the passes are not a
-// plane of kFftPlaneShapes (fftPlaneShapeIndex) or its shared memory would exceed 48 KB.
+// Launches of the plane kernels for the pass pairs planSeparable marked (SeparablePlan::plane: the threads per block,
+// kFftPlaneThreads or kFftPlaneWideThreads): the forward's R2C + column pass, the inverse's column pass + C2R.
+// cudaErrorInvalidConfiguration where the passes are not a plane of kFftPlaneShapes (fftPlaneShapeIndex), the
+// block size is neither, or the shared memory would exceed 48 KB.
 template <typename T, bool INV, size_t I = 0>
-cudaError_t launchFftPlaneListed(int index, const DftPass& a, const DftPass& b, const void* src, void* dst, const T* bias,
-                                 cudaStream_t stream) {
+cudaError_t launchFftPlaneListed(int index, int threads, const DftPass& a, const DftPass& b, const void* src, void* dst,
+                                 const T* bias, cudaStream_t stream) {
     if constexpr (I >= kFftPlaneCount) {
         return cudaErrorInvalidConfiguration;
     } else {
-        if (index != static_cast<int>(I)) return launchFftPlaneListed<T, INV, I + 1>(index, a, b, src, dst, bias, stream);
+        if (index != static_cast<int>(I)) return launchFftPlaneListed<T, INV, I + 1>(index, threads, a, b, src, dst, bias, stream);
         constexpr FftPlaneShape P = kFftPlaneShapes[I];
         const DftPass& col = INV ? a : b;
         const int kd = col.b.inner;
         const size_t smem = fftPlaneSmemBytes(P.S1, P.S2, kd);
         if (kd < 1 || kd > P.S2 / 2 + 1 || smem > kFftSmemLimit || col.N % kd != 0) return cudaErrorInvalidConfiguration;
         const dim3 grid(static_cast<unsigned>(col.N / kd));
-        if constexpr (INV)
-            return launchKernel(fftPlaneInverseKernel<T, P.S1, P.S2, P.row, P.col>, grid, dim3(kFftThreads), smem, stream, a, b,
-                                static_cast<const float2*>(src), static_cast<T*>(dst), bias);
-        else
-            return launchKernel(fftPlaneForwardKernel<T, P.S1, P.S2, P.row, P.col>, grid, dim3(kFftThreads), smem, stream, a, b,
-                                static_cast<const T*>(src), static_cast<float2*>(dst));
+        auto launch = [&](auto block) {
+            constexpr int B = decltype(block)::value;
+            if constexpr (INV)
+                return launchKernel(fftPlaneInverseKernel<T, P.S1, P.S2, P.row, P.col, B>, grid, dim3(B), smem, stream, a, b,
+                                    static_cast<const float2*>(src), static_cast<T*>(dst), bias);
+            else
+                return launchKernel(fftPlaneForwardKernel<T, P.S1, P.S2, P.row, P.col, B>, grid, dim3(B), smem, stream, a, b,
+                                    static_cast<const T*>(src), static_cast<float2*>(dst));
+        };
+        if (threads == kFftPlaneThreads) return launch(std::integral_constant<int, kFftPlaneThreads>{});
+        if (threads == kFftPlaneWideThreads) return launch(std::integral_constant<int, kFftPlaneWideThreads>{});
+        return cudaErrorInvalidConfiguration;
     }
 }
 
 template <typename T>
-cudaError_t launchFftPlaneForward(const DftPass& r2c, const DftPass& col, const T* x, float2* spec, cudaStream_t stream) {
+cudaError_t launchFftPlaneForward(int threads, const DftPass& r2c, const DftPass& col, const T* x, float2* spec, cudaStream_t stream) {
     if (r2c.M != col.b.inner || col.inverse) return cudaErrorInvalidConfiguration;
-    return launchFftPlaneListed<T, false>(fftPlaneShapeIndex(col.S, r2c.S), r2c, col, x, spec, nullptr, stream);
+    return launchFftPlaneListed<T, false>(fftPlaneShapeIndex(col.S, r2c.S), threads, r2c, col, x, spec, nullptr, stream);
 }
 
 template <typename T>
-cudaError_t launchFftPlaneInverse(const DftPass& col, const DftPass& c2r, const float2* spec, T* y, const T* bias,
+cudaError_t launchFftPlaneInverse(int threads, const DftPass& col, const DftPass& c2r, const float2* spec, T* y, const T* bias,
                                   cudaStream_t stream) {
     if (c2r.K > col.b.inner || !col.inverse || col.M != col.S) return cudaErrorInvalidConfiguration;
-    return launchFftPlaneListed<T, true>(fftPlaneShapeIndex(col.S, c2r.S), col, c2r, spec, y, bias, stream);
+    return launchFftPlaneListed<T, true>(fftPlaneShapeIndex(col.S, c2r.S), threads, col, c2r, spec, y, bias, stream);
 }
 
 }  // namespace cuda

@@ -183,7 +183,9 @@ FftLongShape fftLongShape(int64_t S, int64_t kd, int64_t lines, int64_t maxTiles
 
 void setFftLongOverride(int mode) { gFftLongOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
 void setFftColumn3dOverride(int mode) { gFftColumn3dOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
-void setFftPlaneOverride(int mode) { gFftPlaneOverride.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+void setFftPlaneOverride(int mode) {
+    gFftPlaneOverride.store(mode < 0 ? -1 : (mode == kFftPlaneThreads || mode == kFftPlaneWideThreads ? mode : (mode ? 1 : 0)));
+}
 
 bool lastAxisUsesFftLong(const core::SpectralConvShape& shape) {
     if (shape.rank != 1 || core::outSize(shape, 0) != shape.spatial[0]) return false;
@@ -412,7 +414,9 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
                               sp.split == 1 && fftPlaneShapeIndex(static_cast<int>(S[0]), static_cast<int>(S[1])) >= 0 &&
                               fftPlaneSmemBytes(static_cast<int>(S[0]), static_cast<int>(S[1]), static_cast<int>(kd)) <= kFftSmemLimit;
         const int forced = gFftPlaneOverride.load(std::memory_order_relaxed);
-        sp.plane = possible && (forced >= 0 ? forced == 1 : fftPlanePays(std::max(L0, L1)));
+        const int64_t planes = std::max(L0, L1);
+        const int threads = forced > 1 ? forced : (planes < kFftPlaneWideBelow ? kFftPlaneWideThreads : kFftPlaneThreads);
+        sp.plane = possible && (forced >= 0 ? forced != 0 : fftPlanePays(planes)) ? threads : 0;
     }
 
     sp.offA = 0;

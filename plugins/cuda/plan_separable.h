@@ -27,8 +27,9 @@ struct SeparablePlan {
     int nFwd = 0, nInv = 0;
     PassStep fwd[3], inv[3];     // forward: last axis (R2C), then leading axes d-2 .. 0; inverse: 0 .. d-2, C2R
     int split = 1;               // partial spectra written by the last forward pass (summed before mixing)
-    // 2D: fwd[0..1] (R2C, column FFT) run as one plane kernel, inv[0..1] (column inverse, C2R) as another
-    // (fft_plane.cuh); the buffer between the two passes is then unused
+    // > 0, 2D: fwd[0..1] (R2C, column FFT) run as one plane kernel, inv[0..1] (column inverse, C2R) as another
+    // (fft_plane.cuh), with this many threads per block (kFftPlaneThreads, kFftPlaneWideThreads); the buffer
+    // between the two passes is then unused
     int plane = 0;
     int64_t skipPoints = 0;      // fused layer with a skip weight: prod(S) points per channel, else 0
     size_t offA = 0, offB = 0, offSpecIn = 0, offSpecOut = 0, bytes = 0;
@@ -84,7 +85,10 @@ bool lastAxisUsesFftLong(const core::SpectralConvShape& shape);
 // kFftPlaneMaxPlanes.
 constexpr int64_t kFftPlaneMaxPlanes = int64_t{1} << 40;
 constexpr bool fftPlanePays(int64_t planes) { return planes <= kFftPlaneMaxPlanes; }
-// Test / benchmark hook for the plane kernels: -1 the planner's rule, 0 never, 1 wherever possible.
+// Blocks of kFftPlaneWideThreads below this many planes (one block per SM), else kFftPlaneThreads.
+constexpr int64_t kFftPlaneWideBelow = 132;
+// Test / benchmark hook for the plane kernels: -1 the planner's rule, 0 never, 1 wherever possible (the planner's
+// block size), kFftPlaneThreads / kFftPlaneWideThreads: wherever possible with that block size.
 void setFftPlaneOverride(int mode);
 
 // Tile rows for a pass of `kind` with M output rows (a planner rule, see plan_separable.cpp).

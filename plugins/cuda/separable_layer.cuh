@@ -106,7 +106,7 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
         return err;
     }
     if (sp.plane) {  // the R2C and the column pass as one kernel (fft_plane.cuh)
-        if ((err = launchFftPlaneForward<T>(sp.fwd[0].pass, sp.fwd[1].pass, static_cast<const T*>(x),
+        if ((err = launchFftPlaneForward<T>(sp.plane, sp.fwd[0].pass, sp.fwd[1].pass, static_cast<const T*>(x),
                                             static_cast<float2*>(buffer(sp.fwd[1].dst)), stream)) != cudaSuccess)
             return err;
         firstFwd = sp.nFwd;
@@ -124,7 +124,7 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
         return err;
 
     if (sp.plane)  // the column inverse and the C2R as one kernel
-        return launchFftPlaneInverse<T>(sp.inv[0].pass, sp.inv[1].pass, static_cast<const float2*>(buffer(sp.inv[0].src)),
+        return launchFftPlaneInverse<T>(sp.plane, sp.inv[0].pass, sp.inv[1].pass, static_cast<const float2*>(buffer(sp.inv[0].src)),
                                         static_cast<T*>(buffer(sp.inv[1].dst)), static_cast<const T*>(bias), stream);
     for (int i = 0; i < sp.nInv; ++i)
         if ((err = run(sp.inv[i])) != cudaSuccess) return err;

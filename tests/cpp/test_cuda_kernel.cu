@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -220,10 +221,12 @@ bool buildParams(const Case& c, core::SpectralConvParams* params) {
 
 // An on / off test switch from the environment: unset or "auto" leaves the planner's choice, "0" / "1" calls
 // set(0 / 1); anything else is an error (false). *name: the value shown in the log.
-bool readSwitch(const char* var, void (*set)(int), std::string* name) {
+bool readSwitch(const char* var, void (*set)(int), std::string* name, std::initializer_list<const char*> more = {}) {
     const char* v = std::getenv(var);
     *name = v ? v : "auto";
-    if (*name == "0" || *name == "1") set(*name == "1" ? 1 : 0);
+    bool other = false;  // a value of `more` (passed on as its number)
+    for (const char* m : more) other = other || *name == m;
+    if (*name == "0" || *name == "1" || other) set(std::atoi(name->c_str()));
     else if (*name != "auto") {
         std::printf("FAIL: %s=%s is not 0 or 1\n", var, name->c_str());
         return false;
@@ -380,7 +383,8 @@ int main() {
     // possible); TFNO_TEST_MIX_C2R=0|1: the mixing kernel / the mixing inside a radix-2 C2R (where possible);
     // TFNO_TEST_COL3D=0|1: 3D layers' leading axes on the DFT passes / as column FFTs (where the length allows);
     // TFNO_TEST_MIX_RING=0|1: the tiled mixing kernel's weights loaded directly / through the cp.async ring;
-    // TFNO_TEST_FFT_PLANE=0|1: small 2D layers' passes one per kernel / two per plane kernel (fft_plane.cuh, where possible)
+    // TFNO_TEST_FFT_PLANE=0|1|256|1024: small 2D layers' passes one per kernel / two per plane kernel (fft_plane.cuh, where
+    // possible; 256 / 1024: with that block size)
     std::string tcName, flatName, fftName, mcName, c3Name, ringName, planeName;
     if (!readSwitch("TFNO_TEST_PASS_TC", cuda::setPassTcOverride, &tcName) ||
         !readSwitch("TFNO_TEST_MIX_FLAT", cuda::setMixFlatOverride, &flatName) ||
@@ -388,7 +392,7 @@ int main() {
         !readSwitch("TFNO_TEST_MIX_C2R", cuda::setMixInC2ROverride, &mcName) ||
         !readSwitch("TFNO_TEST_COL3D", cuda::setFftColumn3dOverride, &c3Name) ||
         !readSwitch("TFNO_TEST_MIX_RING", cuda::setMixRingOverride, &ringName) ||
-        !readSwitch("TFNO_TEST_FFT_PLANE", cuda::setFftPlaneOverride, &planeName))
+        !readSwitch("TFNO_TEST_FFT_PLANE", cuda::setFftPlaneOverride, &planeName, {"256", "1024"}))
         return 1;
     std::printf("algorithm: %s, pass tensor cores: %s, flat mixing: %s, fft passes: %s, mixing in C2R: %s, 3D column FFTs: %s, "
                 "mixing ring: %s, plane kernels: %s\n",

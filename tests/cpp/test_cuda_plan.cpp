@@ -697,9 +697,13 @@ void testFftPlane(std::mt19937_64& rng) {
     };
     const cuda::Plan on = plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), 1);
     const cuda::SeparablePlan& sp = on.sep;
-    expect(sp.plane == 1 && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[1].kind == PassKind::kC2C && sp.fwd[1].dst == Buffer::kSpecIn &&
+    expect(sp.plane == cuda::kFftPlaneWideThreads && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[1].kind == PassKind::kC2C && sp.fwd[1].dst == Buffer::kSpecIn &&
                sp.inv[0].src == Buffer::kSpecOut && sp.inv[1].dst == Buffer::kY && sp.fwd[0].pass.M == 16 && sp.fwd[1].pass.b.inner == 16,
-           "1x32x64x64 m16 forced: the plane kernels over the R2C + column and column + C2R passes");
+           "1x32x64x64 m16 forced: the plane kernels over the R2C + column and column + C2R passes, 1024-thread blocks (32 planes)");
+    expect(plan(makeShape({64, 64}, {32, 16}, 8, 32, 32), 1).sep.plane == cuda::kFftPlaneThreads, "256 planes: 256-thread blocks");
+    expect(plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), cuda::kFftPlaneThreads).sep.plane == cuda::kFftPlaneThreads &&
+               plan(makeShape({64, 64}, {32, 16}, 8, 32, 32), cuda::kFftPlaneWideThreads).sep.plane == cuda::kFftPlaneWideThreads,
+           "block size forced either way");
     expect(plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), 0).sep.plane == 0, "forced off: one kernel per pass");
     expect(plan(makeShape({64, 48}, {32, 16}, 1, 32, 32), 1).sep.plane == 0, "64x48 (not listed): one kernel per pass");
     expect(plan(makeShape({48, 48, 48}, {24, 24, 12}), 1).sep.plane == 0 && plan(makeShape({64}, {16}), 1).sep.plane == 0,
@@ -714,7 +718,7 @@ void testFftPlane(std::mt19937_64& rng) {
     core::SpectralConvShape fusedLayer = makeShape({64, 64}, {12, 7}, 1, 32, 32);
     fusedLayer.hasSkip = true;
     const cuda::Plan fl = plan(fusedLayer, 1);
-    expect(fl.sep.plane == 1 && !fl.skipCoLaunch && fl.sep.skipPoints == 64 * 64 && fl.sep.inv[1].pass.addY == 1,
+    expect(fl.sep.plane != 0 && !fl.skipCoLaunch && fl.sep.skipPoints == 64 * 64 && fl.sep.inv[1].pass.addY == 1,
            "fused layer on the plane kernels: the skip GEMM first (no co-launch), the C2R epilogue adds to y");
     // random 2D shapes on listed planes and around them: taken exactly where the rule says
     auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -726,10 +730,11 @@ void testFftPlane(std::mt19937_64& rng) {
         const cuda::Plan p = plan(s);
         const cuda::SeparablePlan& q = p.sep;
         const bool ffts = q.fwd[0].pass.fft && q.fwd[1].pass.fft && q.inv[0].pass.fft && q.inv[1].pass.fft;
-        const bool rule = ffts && cuda::fftPlaneShapeIndex(static_cast<int>(S1), static_cast<int>(S2)) >= 0 &&
-                          cuda::fftPlanePays(std::max(s.batch * s.inChannels, s.batch * s.outChannels));
-        taken += q.plane;
-        if ((q.plane != rule) && ++bad <= 5) std::printf("  plane %d rule %d: %s\n", q.plane, rule, name(s).c_str());
+        const int64_t planes = std::max(s.batch * s.inChannels, s.batch * s.outChannels);
+        const bool rule = ffts && cuda::fftPlaneShapeIndex(static_cast<int>(S1), static_cast<int>(S2)) >= 0 && cuda::fftPlanePays(planes);
+        const int threads = rule ? (planes < cuda::kFftPlaneWideBelow ? cuda::kFftPlaneWideThreads : cuda::kFftPlaneThreads) : 0;
+        taken += q.plane != 0;
+        if ((q.plane != threads) && ++bad <= 5) std::printf("  plane %d rule %d: %s\n", q.plane, rule, name(s).c_str());
     }
     expect(bad == 0 && taken > 50, "plane rule (1000 random 2D shapes, " + std::to_string(taken) + " taken)");
 }

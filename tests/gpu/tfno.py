@@ -77,7 +77,7 @@ def set_tuning(pdl: int = -1, mix_ring: int = -1, skip_tc: int = -1, mix_flat: i
     fft_col3d: column FFTs (fft_pass.cuh) on 3D layers' leading axes where the length allows (1) or the DFT
     passes (0).
     fft_plane: the plane kernels (fft_plane.cuh: a small 2D layer's two forward / two inverse passes as one kernel
-    each) wherever possible (1) or never (0)."""
+    each) wherever possible (1; 256 / 1024: with that block size) or never (0)."""
     lib().tfno_set_pdl(pdl)
     lib().tfno_set_mix_ring(mix_ring)
     lib().tfno_set_mix_flat(mix_flat)

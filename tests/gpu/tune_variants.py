@@ -20,7 +20,7 @@ mixing kernel at forced (batch items per thread, warps along o * Kall + m) and t
 kernel vs the mixing inside a radix-2 C2R (mixing_c2r.cuh), and the planner (bench/configs/gpu_tune_mix_c2r.json); `col3d` = 3D
 layers' leading axes on the DFT passes vs the column FFTs, and the planner (bench/configs/gpu_tune_3d.json); `plane` = small
 2D layers on the fused plane, on the separable algorithm with one kernel per pass and with the plane kernels
-(fft_plane.cuh), and the planner (bench/configs/gpu_tune_plane.json). Writes tune_variants.json / .md into --out.
+(fft_plane.cuh) in 256- and 1024-thread blocks, and the planner (bench/configs/gpu_tune_plane.json). Writes tune_variants.json / .md into --out.
 """
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ SETS = {
     # algorithm with one kernel per pass and with the plane kernels (fft_plane.cuh), and the planner
     "plane": {"fused plane": ("fused", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, -1),
               "separable passes": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, 0),
-              "separable plane": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, 1),
+              "separable plane 256": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, 256),
+              "separable plane 1024": ("separable", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, 1024),
               "planner": ("auto", -1, -1, -1, -1, -1, -1, (0, 0), -1, -1, -1)},
 }
 

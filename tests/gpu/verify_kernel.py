@@ -245,7 +245,7 @@ def main() -> int:
                          "possible, 0 the mixing kernel, e.g. 1,0")
     ap.add_argument("--fft-plane", default="-1", metavar="MODES",
                     help="the plane kernels of small 2D layers (fft_plane.cuh) per run of the plan: -1 the planner's, 1 where "
-                         "possible, 0 never, e.g. 1,0")
+                         "possible (256 / 1024: with that block size), 0 never, e.g. 256,1024,0")
     ap.add_argument("--skip-gemm", metavar="MODES", help="only the fused layer's skip GEMM, tensor cores on (1; 2 / 3: 32- / 128-point tile) / off (0), e.g. 1,2,3,0")
     ap.add_argument("--skip-colaunch", default="-1", metavar="MODES",
                     help="with --skip-gemm: the skip GEMM beside a radix-2 R2C in one grid forced on (1) / off (0) / the planner's (-1), e.g. 1,0")

@@ -599,7 +599,8 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
 // W[t1, k] = sum_m Z[m, k] e^{+2 pi i f(m) t1 / S1}, then the C2R of W's bins with the imaginary parts of DC and
 // Nyquist ignored, scale, bias, skip, activation). offset 1: x and y not aligned to 2 elements (scalar accesses).
 template <typename T>
-void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, int activation, std::mt19937& rng, int offset = 0) {
+void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, int activation, int threads, std::mt19937& rng,
+              int offset = 0) {
     core::SpectralConvShape sh;
     sh.rank = 2;
     sh.spatial[0] = S1;
@@ -615,11 +616,11 @@ void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, 
     attrs.modesLow[0] = low;
     attrs.modesLow[1] = kd;
     attrs.activation = static_cast<core::Activation>(activation);
-    cuda::setFftPlaneOverride(1);
+    cuda::setFftPlaneOverride(threads);
     const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
     cuda::setFftPlaneOverride(-1);
     const std::string label = "plane " + std::to_string(S1) + "x" + std::to_string(S2) + " K1=" + std::to_string(K1) + " (low " +
-                              std::to_string(low) + ") kd=" + std::to_string(kd) + " planes=" + std::to_string(n * c) + " " + tname<T>();
+                              std::to_string(low) + ") kd=" + std::to_string(kd) + " planes=" + std::to_string(n * c) + " threads=" + std::to_string(sp.plane) + " " + tname<T>();
     if (!sp.plane) {
         ++failures;
         std::printf("FAIL: %s: the planner does not take the plane kernels\n", label.c_str());
@@ -635,7 +636,7 @@ void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, 
         T* x = xs.data() + offset;
         for (size_t e = 0; e < static_cast<size_t>(planes) * P; ++e) x[e] = fromF<T>(nd(rng));
         std::vector<float2> spec(static_cast<size_t>(planes) * K1 * kd, make_float2(NAN, NAN));
-        const cudaError_t err = cuda::launchFftPlaneForward<T>(r2c, colF, x, spec.data(), nullptr);
+        const cudaError_t err = cuda::launchFftPlaneForward<T>(sp.plane, r2c, colF, x, spec.data(), nullptr);
         double num = 0, den = 0;
         for (int g = 0; g < planes; ++g)
             for (int m = 0; m < K1; ++m)
@@ -665,7 +666,7 @@ void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, 
         T* y = ys.data() + offset;
         for (size_t e = 0; e < static_cast<size_t>(planes) * P; ++e) y[e] = c2r.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
         const std::vector<T> y0(y, y + static_cast<size_t>(planes) * P);
-        const cudaError_t err = cuda::launchFftPlaneInverse<T>(colI, c2r, z.data(), y, bias ? b.data() : nullptr, nullptr);
+        const cudaError_t err = cuda::launchFftPlaneInverse<T>(sp.plane, colI, c2r, z.data(), y, bias ? b.data() : nullptr, nullptr);
         double num = 0, den = 0;
         std::vector<std::complex<double>> W(static_cast<size_t>(S1) * kd);
         for (int g = 0; g < planes; ++g) {
@@ -709,20 +710,21 @@ void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, 
 }
 
 // Every plane of kFftPlaneShapes: kd from 1 to S2 / 2 + 1 (Nyquist), asymmetric and all-low / all-high leading
-// blocks, all three types, bias, skip and activations, an unaligned case.
+// blocks, all three types, bias, skip and activations, an unaligned case, both block sizes.
 void runPlanes(bool quick, std::mt19937& rng) {
-    runPlane<float>(32, 32, 12, 7, 9, 2, 3, true, 0, rng);
-    runPlane<float>(48, 48, 24, 12, 13, 1, 2, true, 1, rng);
-    runPlane<float>(64, 64, 16, 8, 17, 1, 3, false, 3, rng);
-    runPlane<__half>(48, 48, 24, 12, 13, 2, 1, true, 5, rng);
-    runPlane<__nv_bfloat16>(64, 64, 12, 6, 7, 1, 2, true, 1, rng);
+    constexpr int kW = cuda::kFftPlaneThreads, kWide = cuda::kFftPlaneWideThreads;
+    runPlane<float>(32, 32, 12, 7, 9, 2, 3, true, 0, kW, rng);
+    runPlane<float>(48, 48, 24, 12, 13, 1, 2, true, 1, kWide, rng);
+    runPlane<float>(64, 64, 16, 8, 17, 1, 3, false, 3, kW, rng);
+    runPlane<__half>(48, 48, 24, 12, 13, 2, 1, true, 5, kW, rng);
+    runPlane<__nv_bfloat16>(64, 64, 12, 6, 7, 1, 2, true, 1, kWide, rng);
     if (quick) return;
-    runPlane<float>(32, 32, 32, 32, 17, 1, 2, true, 0, rng);     // every leading mode, Nyquist
-    runPlane<float>(64, 64, 5, 0, 1, 2, 2, false, 0, rng);       // high block only, one bin
-    runPlane<float>(64, 64, 64, 40, 33, 1, 1, true, 1, rng);     // the full plane
-    runPlane<float>(48, 48, 10, 10, 25, 1, 3, false, 5, rng, 1);  // low only, Nyquist, unaligned
-    runPlane<__half>(64, 64, 24, 12, 13, 1, 2, true, 3, rng, 1);
-    runPlane<__nv_bfloat16>(32, 32, 8, 4, 5, 3, 1, false, 0, rng);
+    runPlane<float>(32, 32, 32, 32, 17, 1, 2, true, 0, kWide, rng);     // every leading mode, Nyquist
+    runPlane<float>(64, 64, 5, 0, 1, 2, 2, false, 0, kW, rng);          // high block only, one bin
+    runPlane<float>(64, 64, 64, 40, 33, 1, 1, true, 1, kWide, rng);     // the full plane
+    runPlane<float>(48, 48, 10, 10, 25, 1, 3, false, 5, kW, rng, 1);    // low only, Nyquist, unaligned
+    runPlane<__half>(64, 64, 24, 12, 13, 1, 2, true, 3, kWide, rng, 1);
+    runPlane<__nv_bfloat16>(32, 32, 8, 4, 5, 3, 1, false, 0, kW, rng);
 }
 
 }  // namespace
