@@ -287,9 +287,11 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     // 0.0206 / 0.0145) on, e.g. 4x32x48x48 m12 0.0303 / 0.0259, 4x64x64x64 m12 0.0504 / 0.0397, 8x32x64x64 m16
     // 0.0454 / 0.0360, 8x32x96x96 m24 0.0775 / 0.0663, 32x32x96x96 m8 0.1625 / 0.1485; 4x64x64x64 m6 0.0345 /
     // 0.0331 and 8x32x96x96 m8 0.0488 / 0.0482 (the previous rule's other fused-plane shapes) about equal.
+    // The plane kernels (fft_plane.cuh) took the last of those, 1x8x48x48 m12, from 0.0167 (fused plane) to 0.0133 ms
+    // (tests/gpu/logs/plane_s20): shapes they take run separable.
     if (lastAxisUsesFft(shape)) {
         const int64_t rows = shape.batch * shape.inChannels * shape.spatial[0];
-        if (rows > kFftFusedMaxRows) return Algorithm::kSeparable;
+        if (rows > kFftFusedMaxRows || fftPlaneTakes(shape)) return Algorithm::kSeparable;
     }
     return Algorithm::kFusedPlane;
 }

@@ -82,11 +82,18 @@ bool lastAxisUsesFftLong(const core::SpectralConvShape& shape);
 // The plane kernels (fft_plane.cuh, SeparablePlan::plane): a 2D layer whose axes both run as FFTs without
 // resampling, with a plane of kFftPlaneShapes (dft_pass.h), runs its two forward and two inverse passes as one
 // kernel each, one plane per block, where the planes of the larger side (N Cin, N Cout) number at most
-// kFftPlaneMaxPlanes.
-constexpr int64_t kFftPlaneMaxPlanes = int64_t{1} << 40;
+// kFftPlaneMaxPlanes; in blocks of kFftPlaneWideThreads below kFftPlaneWideBelow planes (one block per SM), else of
+// kFftPlaneThreads. Measured at b4e7d0e (tests/gpu/logs/plane_s20, ms per layer, one kernel per pass / plane kernels
+// in 256- / 1024-thread blocks): 1x8x48x48 m12 0.0190 / 0.0195 / 0.0133 (the fused plane 0.0167), 1x32x64x64 m16
+// 0.0160 / 0.0171 / 0.0149, m6 0.0140 / 0.0150 / 0.0124, 1x32x32x32 m8 0.0135 / 0.0117 / 0.0109, 4x32x48x48 m12
+// 0.0258 / 0.0241 / 0.0198, 8x32x64x64 m8 0.0341 / 0.0207 / 0.0283, 8x64x64x64 m16 0.0403 / 0.0369 / 0.0612;
+// about equal at 1024 planes (32x32x64x64 m6 0.0461 / 0.0456, 32x32x48x48 m6 0.0559 / 0.0561), slower at 2048
+// (32x64x64x64 m6 0.0853 / 0.0903).
+constexpr int64_t kFftPlaneMaxPlanes = 1024;
 constexpr bool fftPlanePays(int64_t planes) { return planes <= kFftPlaneMaxPlanes; }
-// Blocks of kFftPlaneWideThreads below this many planes (one block per SM), else kFftPlaneThreads.
 constexpr int64_t kFftPlaneWideBelow = 132;
+// Whether planSeparable runs `shape` on the plane kernels (chooseAlgorithm: such shapes run separable).
+bool fftPlaneTakes(const core::SpectralConvShape& shape);
 // Test / benchmark hook for the plane kernels: -1 the planner's rule, 0 never, 1 wherever possible (the planner's
 // block size), kFftPlaneThreads / kFftPlaneWideThreads: wherever possible with that block size.
 void setFftPlaneOverride(int mode);

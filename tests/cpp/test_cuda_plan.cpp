@@ -127,8 +127,9 @@ void testChoice() {
     // FFT last axes: separable from more than kFftFusedMaxRows (512) rows in all, the fused plane below
     expect(cuda::chooseAlgorithm(makeShape({250, 180}, {64, 32})) == cuda::Algorithm::kSeparable, "2D 250x180 m32: separable");
     expect(cuda::chooseAlgorithm(makeShape({96, 96}, {48, 24}, 8, 32, 32)) == cuda::Algorithm::kSeparable &&
-               cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane,
-           "8x32x96x96 m24: separable; 1x8x48x48 m12 (384 rows): fused");
+               cuda::chooseAlgorithm(makeShape({48, 40}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane &&
+               cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kSeparable,
+           "8x32x96x96 m24: separable; 1x8x48x40 m12 (384 rows): fused; 1x8x48x48 m12: separable (the plane kernels)");
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 32, 64, 64)) == cuda::Algorithm::kSeparable, "32x64 planes of 64x64: separable");
     expect(cuda::chooseAlgorithm(makeShape({64, 64}, {12, 7}, 8, 64, 64)) == cuda::Algorithm::kSeparable &&
                cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 32, 32)) == cuda::Algorithm::kSeparable &&
@@ -136,9 +137,10 @@ void testChoice() {
                cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 4, 64, 64)) == cuda::Algorithm::kSeparable &&
                cuda::chooseAlgorithm(makeShape({64, 64}, {24, 12}, 8, 32, 32)) == cuda::Algorithm::kSeparable,
            "8x64, 1x32, 4x32, 4x64, 8x32 planes of 64x64: separable");
-    expect(cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane &&
-               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 9, 9)) == cuda::Algorithm::kSeparable,
-           "1x8 planes of 64x64 (512 rows): fused; 1x9 (576 rows): separable");
+    expect(cuda::chooseAlgorithm(makeShape({64, 40}, {32, 16}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane &&
+               cuda::chooseAlgorithm(makeShape({64, 40}, {32, 16}, 1, 9, 9)) == cuda::Algorithm::kSeparable &&
+               cuda::chooseAlgorithm(makeShape({64, 64}, {32, 16}, 1, 8, 8)) == cuda::Algorithm::kSeparable,
+           "1x8 planes of 64x40 (512 rows): fused; 1x9 (576 rows): separable; 1x8 of 64x64: separable (the plane kernels)");
     expect(cuda::chooseAlgorithm(makeShape({128, 128}, {16, 8}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "128x128 m8: separable");
     expect(cuda::chooseAlgorithm(makeShape({128, 128}, {64, 32}, 8, 64, 64)) == cuda::Algorithm::kSeparable, "8x64x128x128 m32: separable");
     cuda::setFftPassOverride(0);
@@ -183,14 +185,14 @@ void testResampling() {
 
 // The fused layer (op version 2) runs on the separable algorithm: skip first, epilogue in C2R.
 void testFusedLayer() {
-    core::SpectralConvShape s = makeShape({64, 64}, {32, 17}, 1, 8, 8);  // 512 rows of 64 points: the fused plane
+    core::SpectralConvShape s = makeShape({64, 40}, {32, 17}, 1, 8, 8);  // 512 rows of 40 points: the fused plane
     s.hasSkip = true;
     core::SpectralConvAttrs a = makeAttrs({16, 17}, {16, 0});
     a.activation = core::Activation::kGeluTanh;
     const cuda::Plan p = cuda::makePlan(s, &a);
     expect(p.supported && p.fusedSupported && p.algo == cuda::Algorithm::kFusedPlane && p.g.addY == 1 && p.g.activation == 2,
            "fused layer: the fused plane (the planner's 2D choice) with the skip in y and the activation in its inverse");
-    expect(p.sep.skipPoints == 64 * 64 && p.sep.inv[1].pass.addY == 1 && p.sep.inv[1].pass.activation == 2,
+    expect(p.sep.skipPoints == 64 * 40 && p.sep.inv[1].pass.addY == 1 && p.sep.inv[1].pass.activation == 2,
            "fused layer: skip GEMM over prod(S) points, C2R adds it and applies the activation");
     core::SpectralConvShape plain = makeShape({64, 64}, {32, 17}, 1, 8, 8);
     a.activation = core::Activation::kIdentity;
@@ -458,7 +460,7 @@ void testFftPasses() {
     expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16}, 4, 8, 8)) == cuda::Algorithm::kSeparable, "2D 4x8x64x384 m16: separable (FFT rows)");
     expect(cuda::chooseAlgorithm(makeShape({250, 180}, {80, 40}, 4, 64, 64)) == cuda::Algorithm::kSeparable, "4x64x250x180 m40: separable");
     expect(cuda::chooseAlgorithm(makeShape({384, 384}, {96, 48}, 2, 128, 128)) == cuda::Algorithm::kSeparable, "2x128x384x384 m48: separable");
-    expect(cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kFusedPlane, "1x8x48x48 m12: fused plane");
+    expect(cuda::chooseAlgorithm(makeShape({48, 48}, {24, 12}, 1, 8, 8)) == cuda::Algorithm::kSeparable, "1x8x48x48 m12: separable (plane kernels)");
     cuda::setFftPassOverride(0);
     expect(cuda::chooseAlgorithm(makeShape({64, 384}, {16, 16})) == cuda::Algorithm::kFusedPlane, "2D 64x384 m16 without FFT: fused plane");
     cuda::setFftPassOverride(-1);

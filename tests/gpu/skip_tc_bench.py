@@ -7,8 +7,9 @@ For each shape: the whole fused layer (skip weight, bias, GELU) as a CUDA graph 
 calls (ms per call, median), the skip kernel alone (torch.profiler, mean over the timed calls), and
 cuDNN's fp32 1x1 convolution (TF32 off) of the same x and skip weight, which the unfused ORT chain
 runs; and the whole layer with the skip GEMM and a radix-2 R2C as two launches and as one grid
-(skip_r2c_colaunch.cuh; the 1D shapes, elsewhere both columns time the same launches). Output
-NaN-poisoned and checked finite first.
+(skip_r2c_colaunch.cuh; the 1D shapes, elsewhere both columns time the same launches); and the whole layer
+without and with the plane kernels (fft_plane.cuh; the 2D shapes on their planes, which then lose the co-launch).
+Output NaN-poisoned and checked finite first.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ torch.backends.cuda.matmul.allow_tf32 = False
 # (batch, channels, spatial, modes): the two large 2D benchmark shapes, then the bundled models' layers
 # (burgers b32 / b1, darcy b32 / b1), where the 32-point tile runs
 SHAPES = [(8, 64, (128, 128), 32), (4, 64, (256, 256), 64), (32, 64, (256,), 17), (1, 64, (256,), 17),
-          (32, 32, (64, 64), 12), (1, 32, (64, 64), 12)]
+          (32, 32, (64, 64), 12), (1, 32, (64, 64), 12), (1, 32, (64, 64), 6), (4, 32, (64, 64), 6), (1, 8, (48, 48), 12)]
 GELU = 1
 
 
@@ -83,6 +84,16 @@ def main() -> int:
             torch.cuda.synchronize()
             ok &= bool(torch.isfinite(y).all())
             colaunch[co] = (graph_bench(call, 10, args.iters, 10), float((y - res[0][2]).norm() / res[0][2].norm()))
+        plane = {}
+        for pl in (0, 1):  # the plane kernels off / on (fft_plane.cuh; on the separable algorithm)
+            set_path("separable")
+            set_tuning(fft_plane=pl)
+            y.fill_(float("nan"))
+            call()
+            torch.cuda.synchronize()
+            ok &= bool(torch.isfinite(y).all())
+            plane[pl] = (graph_bench(call, 10, args.iters, 10), float((y - res[0][2]).norm() / res[0][2].norm()))
+        set_path("auto")
         set_tuning()
         conv = bench(lambda: torch.nn.functional.conv2d(x, s[:, :, None, None]), args.iters, 10) if d == 2 else float("nan")
         diff = max(float((res[tc][2] - res[0][2]).norm() / res[0][2].norm()) for tc in (2, 3))
@@ -91,7 +102,8 @@ def main() -> int:
         print(f"{name:24s} layer ms: fma {res[0][0]:.4f} tc32 {res[2][0]:.4f} tc128 {res[3][0]:.4f} | "
               f"skip kernel ms: fma {res[0][1]:.4f} tc32 {res[2][1]:.4f} tc128 {res[3][1]:.4f} (faster tile: {auto}) | "
               f"cuDNN fp32 1x1 conv ms {conv:.4f} | rel-L2 tc vs fma {diff:.1e} finite {res[0][3]} {res[2][3]} {res[3][3]} | "
-              f"co-launch layer ms: off {colaunch[0][0]:.4f} on {colaunch[1][0]:.4f} (rel-L2 vs fma {colaunch[1][1]:.1e})", flush=True)
+              f"co-launch layer ms: off {colaunch[0][0]:.4f} on {colaunch[1][0]:.4f} (rel-L2 vs fma {colaunch[1][1]:.1e}) | "
+              f"separable, plane kernels off {plane[0][0]:.4f} on {plane[1][0]:.4f} (rel-L2 vs fma {plane[1][1]:.1e})", flush=True)
     return 0 if ok else 1
 
 
