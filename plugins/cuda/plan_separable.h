@@ -87,9 +87,11 @@ bool lastAxisUsesFftLong(const core::SpectralConvShape& shape);
 // in 256- / 1024-thread blocks): 1x8x48x48 m12 0.0190 / 0.0195 / 0.0133 (the fused plane 0.0167), 1x32x64x64 m16
 // 0.0160 / 0.0171 / 0.0149, m6 0.0140 / 0.0150 / 0.0124, 1x32x32x32 m8 0.0135 / 0.0117 / 0.0109, 4x32x48x48 m12
 // 0.0258 / 0.0241 / 0.0198, 8x32x64x64 m8 0.0341 / 0.0207 / 0.0283, 8x64x64x64 m16 0.0403 / 0.0369 / 0.0612;
-// about equal at 1024 planes (32x32x64x64 m6 0.0461 / 0.0456, 32x32x48x48 m6 0.0559 / 0.0561), slower at 2048
-// (32x64x64x64 m6 0.0853 / 0.0903).
-constexpr int64_t kFftPlaneMaxPlanes = 1024;
+// about equal at 1024 planes (32x32x64x64 m6 0.0461 / 0.0456, 32x32x48x48 m6 0.0559 / 0.0561) and slower with a
+// skip there (the fused layer, skip_tc_bench at d1da85a: 32x32x64x64 m12 0.0784 / 0.0818), slower at 2048 (32x64x64x64
+// m6 0.0853 / 0.0903). The fused layer at 1..128 planes: as fast or faster (1x32x64x64 m12 0.0201 / 0.0196, 4x32x64x64
+// m6 0.0282 / 0.0240, 1x8x48x48 m12 0.0246 / 0.0198), although the skip GEMM then loses its co-launch with a radix-2 R2C.
+constexpr int64_t kFftPlaneMaxPlanes = 512;
 constexpr bool fftPlanePays(int64_t planes) { return planes <= kFftPlaneMaxPlanes; }
 constexpr int64_t kFftPlaneWideBelow = 132;
 // Whether planSeparable runs `shape` on the plane kernels (chooseAlgorithm: such shapes run separable).
