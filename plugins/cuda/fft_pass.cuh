@@ -303,6 +303,49 @@ __device__ __forceinline__ void fftColumnTransform(const float2* tw, int n, int 
     else fftTransform<INV, true>(tw, n, lines, radices, first, sm, last);
 }
 
+// The R2C's kept bin X[k] (k <= N2) of a line whose complex FFT Z (N2 points of the paired reals) is done, from
+// a = Z[k mod N2] and bc = Z[(N2 - k) mod N2]: (Z[k] + conj Z[N2-k]) / 2 + e^{-2 pi i k / S} (Z[k] - conj Z[N2-k]) / (2i),
+// root[j] = e^{+2 pi i j / S} for j <= N2 / 2.
+__device__ __forceinline__ float2 fftR2CBin(float2 a, float2 bc, int k, int N2, const float2* root) {
+    const float2 b = make_float2(bc.x, -bc.y);                                // conj Z[N2 - k]
+    const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));   // (Z[k] + conj Z[N2-k]) / 2
+    const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
+    const float2 od = make_float2(d.y, -d.x);                                 // d / i
+    float2 w;                                                                 // e^{-2 pi i k / S}
+    if (2 * k <= N2) {
+        w = root[k];
+        w.y = -w.y;
+    } else {
+        w = root[N2 - k];
+        w.x = -w.x;
+        w.y = -w.y;
+    }
+    return fftAdd(ev, cmul(w, od));
+}
+
+// The C2R's pack of unit k <= N2 / 2 from xa = X[k], xb = X[N2 - k] (zero where not kept): zk = Z'[k] and, where
+// `partner` (k > 0 and 2k != N2), zp = Z'[N2 - k] = (X + conj X~) + i e^{+2 pi i j / S} (X - conj X~); DC and Nyquist
+// (k == 0) take real parts only, as the DFT pass's C2R. w = root[k] = e^{+2 pi i k / S}.
+__device__ __forceinline__ bool fftC2RPack(float2 xa, float2 xb, int k, int N2, float2 w, float2& zk, float2& zp) {
+    if (k == 0) {
+        xa.y = 0.f;
+        xb.y = 0.f;
+    }
+    {
+        const float2 s = make_float2(xa.x + xb.x, xa.y - xb.y);  // X[k] + conj X[N2-k]
+        const float2 dw = cmul(make_float2(xa.x - xb.x, xa.y + xb.y), w);
+        zk = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
+    }
+    const bool partner = k > 0 && 2 * k != N2;  // k = N2 / 2 of an even N2 is its own partner
+    if (partner) {
+        const float2 w2 = make_float2(-w.x, w.y);  // e^{+2 pi i (N2 - k) / S} = -conj(w)
+        const float2 s = make_float2(xb.x + xa.x, xb.y - xa.y);
+        const float2 dw = cmul(make_float2(xb.x - xa.x, xb.y + xa.y), w2);
+        zp = make_float2(s.x - dw.y, s.y + dw.x);
+    }
+    return partner;
+}
+
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
 // e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
@@ -415,22 +458,8 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
         float2* out = static_cast<float2*>(dst);
         for (int i = tid; i < lines * kd; i += kFftThreads) {
             const int l = fftDiv(i, invKd), k = i - l * kd;
-            const float2 a = sm.at(l, k == N2 ? 0 : k);
-            const float2 bc = sm.at(l, k == 0 ? 0 : N2 - k);
-            const float2 b = make_float2(bc.x, -bc.y);                                // conj Z[N2 - k]
-            const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));   // (Z[k] + conj Z[N2-k]) / 2
-            const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
-            const float2 od = make_float2(d.y, -d.x);                                 // d / i
-            float2 w;                                                                 // e^{-2 pi i k / S}
-            if (2 * k <= N2) {
-                w = root[k];
-                w.y = -w.y;
-            } else {
-                w = root[N2 - k];
-                w.x = -w.x;
-                w.y = -w.y;
-            }
-            out[(line0 + l) * p.c.innerStride + k * p.c.rowStride] = fftAdd(ev, cmul(w, od));
+            out[(line0 + l) * p.c.innerStride + k * p.c.rowStride] =
+                fftR2CBin(sm.at(l, k == N2 ? 0 : k), sm.at(l, k == 0 ? 0 : N2 - k), k, N2, root);
         }
     } else {
         const float2* zin = static_cast<const float2*>(src);
@@ -461,22 +490,10 @@ __global__ void __launch_bounds__(kFftThreads) fftPassKernel(DftPass p, const vo
                 const int i = i0 + b * kFftThreads;
                 if (i >= lines * half) break;
                 const int l = fftDivBy<kN2 ? kN2 / 2 + 1 : 0>(i, invHalf), k = i - l * half;
-                if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
-                    xa[b].y = 0.f;
-                    xb[b].y = 0.f;
-                }
-                const float2 w = root[k];  // e^{+2 pi i k / S}
-                {
-                    const float2 s = make_float2(xa[b].x + xb[b].x, xa[b].y - xb[b].y);   // X[k] + conj X[N2-k]
-                    const float2 dw = cmul(make_float2(xa[b].x - xb[b].x, xa[b].y + xb[b].y), w);
-                    sm.at(l, k) = make_float2(s.x - dw.y, s.y + dw.x);  // s + i dw
-                }
-                if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
-                    const float2 w2 = make_float2(-w.x, w.y);                 // e^{+2 pi i (N2 - k) / S} = -conj(w)
-                    const float2 s = make_float2(xb[b].x + xa[b].x, xb[b].y - xa[b].y);
-                    const float2 dw = cmul(make_float2(xb[b].x - xa[b].x, xb[b].y + xa[b].y), w2);
-                    sm.at(l, N2 - k) = make_float2(s.x - dw.y, s.y + dw.x);
-                }
+                float2 zk, zp;
+                const bool partner = fftC2RPack(xa[b], xb[b], k, N2, root[k], zk, zp);
+                sm.at(l, k) = zk;
+                if (partner) sm.at(l, N2 - k) = zp;
             }
         }
         allowDependentLaunch();

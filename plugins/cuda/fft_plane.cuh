@@ -82,22 +82,7 @@ __global__ void __launch_bounds__(THREADS) fftPlaneForwardKernel(DftPass r2c, Df
     const float invKd = 1.f / static_cast<float>(kd);
     for (int i = tid; i < S1 * kd; i += THREADS) {
         const int l = fftDiv(i, invKd), k = i - l * kd;
-        const float2 a = rows.at(l, k == N2 ? 0 : k);
-        const float2 bc = rows.at(l, k == 0 ? 0 : N2 - k);
-        const float2 b = make_float2(bc.x, -bc.y);                               // conj Z[N2 - k]
-        const float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));  // (Z[k] + conj Z[N2-k]) / 2
-        const float2 d = make_float2(0.5f * (a.x - b.x), 0.5f * (a.y - b.y));
-        const float2 od = make_float2(d.y, -d.x);                                // d / i
-        float2 w;                                                                // e^{-2 pi i k / S2}
-        if (2 * k <= N2) {
-            w = s.root[k];
-            w.y = -w.y;
-        } else {
-            w = s.root[N2 - k];
-            w.x = -w.x;
-            w.y = -w.y;
-        }
-        cols.at(k, l) = fftAdd(ev, cmul(w, od));
+        cols.at(k, l) = fftR2CBin(rows.at(l, k == N2 ? 0 : k), rows.at(l, k == 0 ? 0 : N2 - k), k, N2, s.root);
     }
     __syncthreads();
     fftColumnTransform<COL, false, THREADS>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
@@ -164,24 +149,12 @@ __global__ void __launch_bounds__(THREADS) fftPlaneInverseKernel(DftPass col, Df
     constexpr int kHalf = N2 / 2 + 1;
     for (int i = tid; i < S1 * kHalf; i += THREADS) {
         const int l = i / kHalf, k = i - l * kHalf;
-        float2 xa = k < K ? cols.at(k, l) : make_float2(0.f, 0.f);            // X[k]
-        float2 xb = N2 - k < K ? cols.at(N2 - k, l) : make_float2(0.f, 0.f);  // X[N2 - k]
-        if (k == 0) {  // DC and Nyquist: real parts only (as the DFT pass's C2R)
-            xa.y = 0.f;
-            xb.y = 0.f;
-        }
-        const float2 w = s.root[k];  // e^{+2 pi i k / S2}
-        {
-            const float2 sm = make_float2(xa.x + xb.x, xa.y - xb.y);  // X[k] + conj X[N2-k]
-            const float2 dw = cmul(make_float2(xa.x - xb.x, xa.y + xb.y), w);
-            rows.at(l, k) = make_float2(sm.x - dw.y, sm.y + dw.x);  // s + i dw
-        }
-        if (k > 0 && 2 * k != N2) {  // Z'[N2 - k] (k = N2 / 2 of an even N2 is its own partner)
-            const float2 w2 = make_float2(-w.x, w.y);  // e^{+2 pi i (N2 - k) / S2} = -conj(w)
-            const float2 sm = make_float2(xb.x + xa.x, xb.y - xa.y);
-            const float2 dw = cmul(make_float2(xb.x - xa.x, xb.y + xa.y), w2);
-            rows.at(l, N2 - k) = make_float2(sm.x - dw.y, sm.y + dw.x);
-        }
+        const float2 xa = k < K ? cols.at(k, l) : make_float2(0.f, 0.f);            // X[k]
+        const float2 xb = N2 - k < K ? cols.at(N2 - k, l) : make_float2(0.f, 0.f);  // X[N2 - k]
+        float2 zk, zp;
+        const bool partner = fftC2RPack(xa, xb, k, N2, s.root[k], zk, zp);
+        rows.at(l, k) = zk;
+        if (partner) rows.at(l, N2 - k) = zp;
     }
     allowDependentLaunch();
     __syncthreads();

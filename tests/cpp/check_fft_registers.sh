@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Register budget of the FFT kernels (plugins/cuda/fft_pass.cuh, fft_pass_long.cuh), checked without a GPU: compiles
+# Register budget of the FFT kernels (plugins/cuda/fft_pass.cuh, fft_pass_long.cuh, fft_plane.cuh), checked without a GPU: compiles
 # tests/cpp/fft_resources.cu for sm_90 with ptxas -v and fails if a kernel uses more registers than its
 # budget. The row / column FFT kernels run 256 threads per block and are tuned for 3 blocks per SM
 # (<= 80 registers); one extra register step (88) costs a block per SM. At 0bb67f0 an inlined helper
@@ -35,16 +35,22 @@ def readable(mangled):
     m = re.match(r"_ZN8turbofno4cuda16fftLong(R2C|C2R)KernelI(f|6__half|13__nv_bfloat16)Lj(\d+)E", mangled)
     if m:
         return f"fftLong{m.group(1)}Kernel<{names[m.group(2)]}, {int(m.group(3)):#x}>"
+    m = re.match(r"_ZN8turbofno4cuda21fftPlane(Forward|Inverse)KernelI(f|6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELj\d+ELj\d+ELi(\d+)E", mangled)
+    if m:
+        return f"fftPlane{m.group(1)}Kernel<{names[m.group(2)]}, {m.group(3)}x{m.group(4)}, {m.group(5)} threads>"
     m = re.match(r"_ZN8turbofno4cuda19fftColumnPassKernelILb([01])ELj(\d+)E", mangled)
     if m:
         return f"fftColumnPassKernel<{'true' if m.group(1) == '1' else 'false'}, {int(m.group(2)):#x}>"
     return mangled
-kernels, cur = [], None
+kernels, cur, spills = [], None, {}
 for line in open(sys.argv[1]):
     m = re.search(r"Compiling entry function '(\S+)'", line)
     if m:
         cur = readable(m.group(1))
         continue
+    m = re.search(r"(\d+) bytes spill stores", line)
+    if m and cur:
+        spills[cur] = int(m.group(1))
     m = re.search(r"Used (\d+) registers", line)
     if m and cur:
         kernels.append((cur, int(m.group(1))))
@@ -52,14 +58,18 @@ for line in open(sys.argv[1]):
 fails = 0
 for name, regs in kernels:
     allowed = next((b for pat, b in exceptions if re.fullmatch(pat, name)), budget)
-    ok = regs <= allowed
+    if name.endswith("1024 threads>"):
+        allowed = 64  # a 1024-thread block: 64 registers per thread fill the register file (more would spill)
+    # the plane kernels must not spill (the run-time row kernels at 80 registers spill a few bytes, as measured)
+    ok = regs <= allowed and (not name.startswith("fftPlane") or spills.get(name, 0) == 0)
     fails += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {name:58s} {regs:3d} registers (budget {allowed})")
 # per element type and kind: the run-time row kernel's 2 stage variants and the 11 compile-time ones
 # (kFftStaticRadices, fft_pass_static.cuh); 6 radix-2 (+ 3 with the mixing prologue); the column kernel's run-time and
 # 11 compile-time lists (kFftColumnStaticRadices), forward and inverse; per element type and kind the four-step
-# long-axis kernel's run-time and 5 compile-time column lists (kFftLongStaticRadices, fft_pass_long.cuh)
-want = 3 * 2 * (2 + 11) + 6 + 3 + 2 * (1 + 11) + 3 * 2 * (1 + 5)
+# long-axis kernel's run-time and 5 compile-time column lists (kFftLongStaticRadices, fft_pass_long.cuh); per element type
+# and kind the plane kernels of 3 planes (kFftPlaneShapes) in 256- and 1024-thread blocks (and no spill stores)
+want = 3 * 2 * (2 + 11) + 6 + 3 + 2 * (1 + 11) + 3 * 2 * (1 + 5) + 3 * 2 * 3 * 2
 if len(kernels) != want:
     print(f"FAIL: {len(kernels)} kernels found in the ptxas output, expected {want}")
     fails += 1
