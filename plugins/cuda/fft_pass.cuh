@@ -346,6 +346,32 @@ __device__ __forceinline__ bool fftC2RPack(float2 xa, float2 xb, int k, int N2, 
     return partner;
 }
 
+// The inverse column pass's input: the K kept rows of `lines` columns (column l, row k at src[l * colStride + k *
+// rowStride]) written to spectrum index k (k < kP) or k + kOff (the high block) of the zeroed shared columns, dropped
+// at or beyond kLimit; 4 loads in flight per thread. invLines = 1 / lines.
+template <int THREADS = kFftThreads>
+__device__ __forceinline__ void fftScatterKeptRows(const float2* src, int colStride, int rowStride, int K, int lines, float invLines,
+                                                   int kP, int kOff, int kLimit, const FftSmemLines& sm) {
+    constexpr int kBatch = 4;  // rows per thread whose loads are in flight together
+    const int tid = static_cast<int>(threadIdx.x);
+    for (int e0 = tid; e0 < K * lines; e0 += kBatch * THREADS) {
+        float2 v[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int e = e0 + b * THREADS;
+            const int k = fftDiv(e, invLines), l = e - k * lines;
+            v[b] = e < K * lines ? src[l * colStride + k * rowStride] : make_float2(0.f, 0.f);
+        }
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int e = e0 + b * THREADS;
+            const int k = fftDiv(e, invLines), l = e - k * lines;
+            const int f = k < kP ? k : k + kOff;
+            if (e < K * lines && f < kLimit) sm.at(l, f) = v[b];
+        }
+    }
+}
+
 // Stage twiddles: stage s (earlier radices' product p, radix R, P = p R) at tw[p - 1 ..], (R - 1) p
 // entries tw[p - 1 + (r - 1) p + k] = e^{+2 pi i r k / P}; then, unless root is null, root[k] =
 // e^{+2 pi i k / (2 N2)}, k <= N2 / 2.
@@ -612,23 +638,7 @@ __global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, co
     } else {
         for (int e = tid; e < lines * pitch; e += kFftThreads) buf[e] = make_float2(0.f, 0.f);
         __syncthreads();
-        constexpr int kBatch = 4;  // rows per thread whose loads are in flight together
-        for (int e0 = tid; e0 < p.K * lines; e0 += kBatch * kFftThreads) {
-            float2 v[kBatch];
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
-                const int e = e0 + b * kFftThreads;
-                const int k = fftDiv(e, invLines), l = e - k * lines;
-                v[b] = e < p.K * lines ? src[bBase + l * p.b.innerStride + k * p.b.rowStride] : make_float2(0.f, 0.f);
-            }
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
-                const int e = e0 + b * kFftThreads;
-                const int k = fftDiv(e, invLines), l = e - k * lines;
-                const int f = k < p.kP ? k : k + p.kOff;
-                if (e < p.K * lines && f < p.kLimit) sm.at(l, f) = v[b];
-            }
-        }
+        fftScatterKeptRows(src + bBase, p.b.innerStride, p.b.rowStride, p.K, lines, invLines, p.kP, p.kOff, p.kLimit, sm);
         allowDependentLaunch();
         __syncthreads();
         const FftColumnsOut out{dst + cBase, p.c.innerStride, p.c.rowStride};

@@ -122,25 +122,8 @@ __global__ void __launch_bounds__(THREADS) fftPlaneInverseKernel(DftPass col, Df
                              : 0.f;
     __syncthreads();  // the zeroed columns before the scatter
     // the K kept rows of every column to spectrum index k (low block) or k + kOff (high block), dropped at kLimit
-    const float2* in = spec + plane * col.b.outerStride;
-    const float invKd = 1.f / static_cast<float>(kd);
-    constexpr int kBatch = 4;  // rows per thread whose loads are in flight together
-    for (int e0 = tid; e0 < col.K * kd; e0 += kBatch * THREADS) {
-        float2 v[kBatch];
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-            const int e = e0 + b * THREADS;
-            const int r = fftDiv(e, invKd), k = e - r * kd;
-            v[b] = e < col.K * kd ? in[k * col.b.innerStride + r * col.b.rowStride] : make_float2(0.f, 0.f);
-        }
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-            const int e = e0 + b * THREADS;
-            const int r = fftDiv(e, invKd), k = e - r * kd;
-            const int f = r < col.kP ? r : r + col.kOff;
-            if (e < col.K * kd && f < col.kLimit) cols.at(k, f) = v[b];
-        }
-    }
+    fftScatterKeptRows<THREADS>(spec + plane * col.b.outerStride, col.b.innerStride, col.b.rowStride, col.K, kd,
+                                1.f / static_cast<float>(kd), col.kP, col.kOff, col.kLimit, cols);
     __syncthreads();
     fftColumnTransform<COL, true, THREADS>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
 
