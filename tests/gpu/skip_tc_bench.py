@@ -48,6 +48,18 @@ def skip_kernel_ms(fn, iters):
     return sum(us) / iters / 1e3 if us else float("nan")  # nan: the profiler saw no skip kernel
 
 
+def timed_run(call, y, ref, iters, path="auto", **tuning):
+    """The fused layer on `path` with these tuning switches (tfno.set_tuning): its CUDA-graph ms, the rel-L2 of its
+    output y (NaN-poisoned first) against ref, and whether every output was written."""
+    set_path(path)
+    set_tuning(**tuning)
+    y.fill_(float("nan"))
+    call()
+    torch.cuda.synchronize()
+    finite = bool(torch.isfinite(y).all())
+    return graph_bench(call, 10, iters, 10), float((y - ref).norm() / ref.norm()), finite
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=50)
@@ -76,23 +88,12 @@ def main() -> int:
             finite = bool(torch.isfinite(y).all())
             ok &= finite
             res[tc] = (graph_bench(call, 10, args.iters, 10), skip_kernel_ms(call, args.iters), y.clone(), finite)
-        colaunch = {}
-        for co in (0, 1):  # the skip GEMM and a radix-2 R2C as two launches / one grid (skip_r2c_colaunch.cuh; 1D layers)
-            set_tuning(skip_colaunch=co)
-            y.fill_(float("nan"))
-            call()
-            torch.cuda.synchronize()
-            ok &= bool(torch.isfinite(y).all())
-            colaunch[co] = (graph_bench(call, 10, args.iters, 10), float((y - res[0][2]).norm() / res[0][2].norm()))
-        plane = {}
-        for pl in (0, 1):  # the plane kernels off / on (fft_plane.cuh; on the separable algorithm)
-            set_path("separable")
-            set_tuning(fft_plane=pl)
-            y.fill_(float("nan"))
-            call()
-            torch.cuda.synchronize()
-            ok &= bool(torch.isfinite(y).all())
-            plane[pl] = (graph_bench(call, 10, args.iters, 10), float((y - res[0][2]).norm() / res[0][2].norm()))
+        fma = res[0][2]
+        # the skip GEMM and a radix-2 R2C as two launches / one grid (skip_r2c_colaunch.cuh; 1D layers)
+        colaunch = {co: timed_run(call, y, fma, args.iters, skip_colaunch=co) for co in (0, 1)}
+        # the plane kernels off / on (fft_plane.cuh; on the separable algorithm)
+        plane = {pl: timed_run(call, y, fma, args.iters, "separable", fft_plane=pl) for pl in (0, 1)}
+        ok &= all(r[2] for r in (*colaunch.values(), *plane.values()))
         set_path("auto")
         set_tuning()
         conv = bench(lambda: torch.nn.functional.conv2d(x, s[:, :, None, None]), args.iters, 10) if d == 2 else float("nan")
