@@ -1,24 +1,29 @@
-// The erf-GELU on AVX2 registers (the activation.h formula: erfc by Numerical Recipes' Chebyshev fit,
-// e^x by Cody-Waite and Cephes' degree-6 polynomial, Horner's scheme as there), shared by the
-// activation / skip-epilogue kernels (kernels_avx2.cpp) and PointwiseMLP (pointwise_mlp.cpp). Include
-// only from files whose functions carry AVX2 + FMA targets.
+// The erf-GELU on AVX2 registers, shared by the activation / skip-epilogue kernels (kernels_avx2.cpp)
+// and PointwiseMLP (pointwise_mlp.cpp). Include only from files whose functions carry AVX2 + FMA
+// targets.
 //
-// Evaluated on N vectors at a time, each step for all N before the next: one vector's formula is a
-// ~130-cycle chain of dependent operations (a division, the degree-9 erfc polynomial, the exp), and
-// the out-of-order window alone overlapped too little of it. 2304 values on the 2-vCPU EPYC (ns per
-// value): one vector at a time 1.47; N = 4 0.94, N = 8 0.85 (Estrin's scheme: 0.92 at N = 4, 0.87 at
-// N = 6, it adds multiplications and the FMA pipes are then the bound). Operations saved against
-// the one-vector version: 0.5 is folded into the power of two (2^(n-1) built from the
-// rounding shifter's bits, no conversion); x clamped to -87.3 gives n = -126, whose 2^(n-1) has a
-// zero exponent field, i.e. is 0, so no mask for "e^x = 0 below -87.3" (this also sets e^x to 0 for
-// x in (-87.7, -87.3], |gelu| < 3e-38 there); NaN propagates without a final blend (max maps it to
-// -87.3, but t is NaN and NaN * 0 is NaN); the sign selects by blendv on v itself (no compare);
-// e^r by plain Horner ending in two FMAs (Cephes adds r and 1 separately: one operation more, results
-// differ by fp32 rounding). These three: 0.86 -> 0.80 ns per value (N = 8), same worst error
-// (1.38e-6 relative, test_cpu_kernel's activation check, the negative tail's argument rounding).
+// geluErf8x<N>: v Phi(v) from the piecewise polynomial of Phi(-a), a = |v| (gelu_table.h, `neg`: 8
+// intervals on [0, 5.5), degree 9, coefficients picked per lane by one vpermps each), Phi(v) = 1 -
+// Phi(-a) for v >= 0 (Phi(-5.5) = 1.9e-8: above 5.5 the result is v). Vectors with a lane below -5.5
+// (rare: one branch per call) take those lanes from geluErfFormula8x. About 13 FMA-pipe operations
+// and 10 permutes per 8 values, against about 30 and a division for the formula: on a 2-vCPU Xeon
+// 1.1 -> 0.5 ns per value (see plugins/cpu/README.md); worst relative error 5.1e-7 (was 1.38e-6).
+//
+// geluErfFormula8x<N>: the activation.h formula (erfc by Numerical Recipes' Chebyshev fit, e^x by
+// Cody-Waite and Cephes' degree-6 polynomial, Horner's scheme as there), each step for N vectors
+// before the next (one vector's formula is a ~130-cycle chain of dependent operations: a division, the
+// degree-9 erfc polynomial, the exp). Operations saved against the scalar form: 0.5 is folded into the
+// power of two (2^(n-1) built from the rounding shifter's bits, no conversion); x clamped to -87.3
+// gives n = -126, whose 2^(n-1) has a zero exponent field, i.e. is 0, so no mask for "e^x = 0 below
+// -87.3" (this also sets e^x to 0 for x in (-87.7, -87.3], |gelu| < 3e-38 there); NaN propagates
+// without a final blend (max maps it to -87.3, but t is NaN and NaN * 0 is NaN); the sign selects by
+// blendv on v itself (no compare); e^r by plain Horner ending in two FMAs. Worst relative error
+// 1.38e-6 (the negative tail's argument rounding).
 #pragma once
 
 #include <immintrin.h>
+
+#include "gelu_table.h"
 
 #define TFNO_GELU_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
 
@@ -27,9 +32,9 @@ namespace cpu {
 
 constexpr int kGeluAvx2Group = 8;  // vectors per geluErf8x call in the loops (see above)
 
-// v[i] = 0.5 v (1 + erf(v / sqrt 2)) for i < N; NaN in, NaN out; +inf -> +inf, -inf -> NaN (as before).
+// v[i] = 0.5 v (1 + erf(v / sqrt 2)) for i < N; NaN in, NaN out; +inf -> +inf, -inf -> NaN.
 template <int N>
-TFNO_GELU_AVX2 void geluErf8x(__m256* v) {
+TFNO_GELU_AVX2 void geluErfFormula8x(__m256* v) {
     const __m256 one = _mm256_set1_ps(1.0f);
     __m256 z[N], t[N], p[N];
 #pragma GCC unroll 8
@@ -72,6 +77,49 @@ TFNO_GELU_AVX2 void geluErf8x(__m256* v) {
         // v (v >= 0 ? 1 - hc : hc), the blend on v's sign bit (-0: hc = 1/2 either way)
         v[i] = _mm256_mul_ps(v[i], _mm256_blendv_ps(_mm256_sub_ps(one, hc), hc, v[i]));
     }
+}
+
+// As geluErfFormula8x, from the `neg` table (see the top of this file); same NaN / inf behaviour.
+template <int N>
+TFNO_GELU_AVX2 void geluErf8x(__m256* v) {
+    const GeluTable& tab = geluTable();
+    constexpr float w = kGeluBody / kGeluNegIntervals;  // 11/16, exact
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256i idx[N];
+    __m256 u[N], p[N];
+    int low = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < N; ++i) {
+        // a clamped to 5.5 (NaN -> 5.5: v keeps the NaN); interval idx (5.5 -> 7), u = a - its centre
+        const __m256 a = _mm256_min_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v[i]), _mm256_set1_ps(kGeluBody));
+        idx[i] = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(a, _mm256_set1_ps(1.0f / w))),
+                                  _mm256_set1_epi32(kGeluNegIntervals - 1));
+        u[i] = _mm256_sub_ps(a, _mm256_fmadd_ps(_mm256_cvtepi32_ps(idx[i]), _mm256_set1_ps(w), _mm256_set1_ps(0.5f * w)));
+        p[i] = _mm256_permutevar8x32_ps(_mm256_load_ps(tab.neg[kGeluNegDegree]), idx[i]);
+        low |= _mm256_movemask_ps(_mm256_cmp_ps(v[i], _mm256_set1_ps(-kGeluBody), _CMP_LT_OQ));
+    }
+#pragma GCC unroll 10
+    for (int j = kGeluNegDegree - 1; j >= 0; --j) {
+#pragma GCC unroll 8
+        for (int i = 0; i < N; ++i)
+            p[i] = _mm256_fmadd_ps(p[i], u[i], _mm256_permutevar8x32_ps(_mm256_load_ps(tab.neg[j]), idx[i]));
+    }
+    __m256 y[N];
+#pragma GCC unroll 8
+    for (int i = 0; i < N; ++i) y[i] = _mm256_mul_ps(v[i], _mm256_blendv_ps(_mm256_sub_ps(one, p[i]), p[i], v[i]));
+    if (low) {  // some lane below -5.5 (or -inf): those lanes from the formula
+#pragma GCC unroll 8
+        for (int i = 0; i < N; ++i) {
+            const __m256 m = _mm256_cmp_ps(v[i], _mm256_set1_ps(-kGeluBody), _CMP_LT_OQ);
+            if (_mm256_movemask_ps(m)) {
+                __m256 f = v[i];
+                geluErfFormula8x<1>(&f);
+                y[i] = _mm256_blendv_ps(y[i], f, m);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < N; ++i) v[i] = y[i];
 }
 
 TFNO_GELU_AVX2 __m256 geluErf8(__m256 v) {

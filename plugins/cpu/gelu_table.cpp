@@ -7,7 +7,7 @@ namespace turbofno {
 namespace cpu {
 namespace {
 
-constexpr int kMaxN = 9;  // coefficients per interval, at most
+constexpr int kMaxN = 10;  // coefficients per interval, at most
 
 // Phi(v) and g(a) = erfc(a / sqrt 2) e^{a^2/2} / 2 in double (erfc(a / sqrt 2) >= 1e-57 on [0, 16)).
 double phi(double v) { return 0.5 * std::erfc(-v / std::sqrt(2.0)); }
@@ -34,13 +34,13 @@ void solve(int n, double V[kMaxN][kMaxN], double y[kMaxN], double c[kMaxN]) {
     }
 }
 
-// coef[j][i] (row stride kGeluIntervals): the degree-`degree` interpolant of f at the Chebyshev
-// nodes of [lo + i w, lo + (i + 1) w), as a polynomial in u = x - (centre of the interval).
+// coef[j][i] (row stride `intervals`): the degree-`degree` interpolant of f at the Chebyshev nodes
+// of [lo + i w, lo + (i + 1) w), as a polynomial in u = x - (centre of the interval).
 template <class F>
-void fit(F f, double lo, double w, int degree, float* coef) {
+void fit(F f, double lo, double w, int intervals, int degree, float* coef) {
     const int n = degree + 1;
     const double pi = std::acos(-1.0), half = 0.5 * w;
-    for (int i = 0; i < kGeluIntervals; ++i) {
+    for (int i = 0; i < intervals; ++i) {
         const double centre = lo + (i + 0.5) * w;
         // Interpolate in s = u / half in [-1, 1] (well conditioned), then scale to powers of u.
         double V[kMaxN][kMaxN], y[kMaxN], c[kMaxN];
@@ -52,15 +52,17 @@ void fit(F f, double lo, double w, int degree, float* coef) {
         }
         solve(n, V, y, c);
         double scale = 1.0;
-        for (int j = 0; j < n; ++j, scale /= half) coef[j * kGeluIntervals + i] = static_cast<float>(c[j] * scale);
+        for (int j = 0; j < n; ++j, scale /= half) coef[j * intervals + i] = static_cast<float>(c[j] * scale);
     }
 }
 
 GeluTable build() {
-    static_assert(kGeluBodyDegree < kMaxN && kGeluTailDegree < kMaxN, "kMaxN");
+    static_assert(kGeluBodyDegree < kMaxN && kGeluTailDegree < kMaxN && kGeluNegDegree < kMaxN, "kMaxN");
     GeluTable t{};
-    fit(phi, -kGeluBody, 2.0 * kGeluBody / kGeluIntervals, kGeluBodyDegree, &t.body[0][0]);
-    fit(g, 0.0, kGeluTailWidth, kGeluTailDegree, &t.tail[0][0]);
+    fit(phi, -kGeluBody, 2.0 * kGeluBody / kGeluIntervals, kGeluIntervals, kGeluBodyDegree, &t.body[0][0]);
+    fit(g, 0.0, kGeluTailWidth, kGeluIntervals, kGeluTailDegree, &t.tail[0][0]);
+    fit([](double a) { return phi(-a); }, 0.0, kGeluBody / kGeluNegIntervals, kGeluNegIntervals, kGeluNegDegree,
+        &t.neg[0][0]);
     return t;
 }
 

@@ -7,6 +7,9 @@
 //    e^{a^2/2} / 2, a smooth function (0.5 at 0, ~1 / (a sqrt(2 pi)) for large a), on [0, 16) in
 //    intervals of width kGeluTailWidth, degree kGeluTailDegree in u = a - (centre); relative error of
 //    g ~1e-8. e^{-a^2/2} is under 2^-126 before a reaches 16, so past it Phi(-a) is 0 in fp32.
+// And for AVX2 (gelu_avx2.h), whose permute selects among 8:
+//  - neg: Phi(-a) on a in [0, kGeluBody), 8 intervals (width 11/16), degree kGeluNegDegree in u = a -
+//    (centre); Phi(v) = 1 - Phi(-v) for v >= 0. Relative error of the GELU <= 5.1e-7 (fp32 Horner).
 #pragma once
 
 namespace turbofno {
@@ -17,12 +20,16 @@ constexpr float kGeluBody = 5.5f;            // body range [-5.5, 5.5): interval
 constexpr int kGeluBodyDegree = 7;
 constexpr float kGeluTailWidth = 0.5f;       // tail range [0, 16)
 constexpr int kGeluTailDegree = 6;
+constexpr int kGeluNegIntervals = 8;         // AVX2 table: Phi(-a), a in [0, 5.5): width 11/16 (exact)
+constexpr int kGeluNegDegree = 9;
 
 struct GeluTable {
     // body[j][i]: coefficient of u^j on body interval i (v in [-5.5 + i w, -5.5 + (i + 1) w), w = 11/32)
     alignas(64) float body[kGeluBodyDegree + 1][kGeluIntervals];
     // tail[j][i]: coefficient of u^j on tail interval i (a in [i w, (i + 1) w), w = kGeluTailWidth)
     alignas(64) float tail[kGeluTailDegree + 1][kGeluIntervals];
+    // neg[j][i]: coefficient of u^j on AVX2 interval i (a = -v in [i w, (i + 1) w), w = 11/16)
+    alignas(64) float neg[kGeluNegDegree + 1][kGeluNegIntervals];
 };
 
 // Built once (thread-safe), on first use.

@@ -328,12 +328,105 @@ TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32
     }
 }
 
-// Skip epilogue (kernels.h, SkipEpilogueFn): per 16-column panel, X into a contiguous K x 16 panel
-// (next panel prefetched); per 6-row tile the Y panel starts as C (copied) or takes the bias with
-// the folded K2 product, then accumulates W X (all in L1); then the panel's activation in place.
+// Skip epilogue (kernels.h, SkipEpilogueFn), as skip_avx512.cpp with 8-wide vectors: per 16-column
+// panel, X into a contiguous K x 16 panel (next panel prefetched); per 6-row tile the 12 accumulators
+// start from C or the bias, take the K2 + K multiply-adds, and leave through a tile buffer: the
+// erf-GELU (or identity) two rows at a time and one store of Y; other activations store the sums and
+// run the activation on the panel's rows.
+template <int MR, int NV>
+TFNO_AVX2 inline void skipTileAvx2(const SkipEpilogueArgs& a, int64_t i0, int64_t j0, const float* panel, __m256i m0,
+                                   __m256i m1, bool full, int exit) {
+    __m256 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+        if (a.C) {
+            acc0[r] = _mm256_maskload_ps(a.C + (i0 + r) * a.ldc + j0, m0);
+            acc1[r] = NV == 2 ? _mm256_maskload_ps(a.C + (i0 + r) * a.ldc + j0 + 8, m1) : _mm256_setzero_ps();
+        } else {
+            acc0[r] = a.bias ? _mm256_set1_ps(a.bias[i0 + r]) : _mm256_setzero_ps();
+            acc1[r] = acc0[r];
+        }
+    }
+    const float* L = a.K2 > 0 ? a.L + i0 * a.ldl : nullptr;
+    for (int64_t p = 0; p < a.K2; ++p) {
+        const float* f = a.F + p * a.ldf + j0;
+        const __m256 b0 = _mm256_maskload_ps(f, m0);
+        const __m256 b1 = NV == 2 ? _mm256_maskload_ps(f + 8, m1) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) {
+            const __m256 w = _mm256_broadcast_ss(L + r * a.ldl + p);
+            acc0[r] = _mm256_fmadd_ps(w, b0, acc0[r]);
+            if (NV == 2) acc1[r] = _mm256_fmadd_ps(w, b1, acc1[r]);
+        }
+    }
+    const float* W = a.W + i0 * a.ldw;
+    for (int64_t p = 0; p < a.K; ++p) {
+        const __m256 b0 = _mm256_load_ps(panel + p * kNr);
+        const __m256 b1 = NV == 2 ? _mm256_load_ps(panel + p * kNr + 8) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) {
+            const __m256 w = _mm256_broadcast_ss(W + r * a.ldw + p);
+            acc0[r] = _mm256_fmadd_ps(w, b0, acc0[r]);
+            if (NV == 2) acc1[r] = _mm256_fmadd_ps(w, b1, acc1[r]);
+        }
+    }
+    float* Y = a.Y + i0 * a.ldy + j0;
+    // full panels go out with plain (or, for a large Y, non-temporal) stores, the last one masked
+    const bool stream = a.streamY && exit != 2;
+    auto put = [&](float* dst, __m256 lo, __m256 hi) {
+        if (full) {
+            store<false>(dst, m0, lo, stream);
+            store<false>(dst + 8, m1, hi, stream);
+        } else {
+            store<true>(dst, m0, lo);
+            if (NV == 2) store<true>(dst + 8, m1, hi);
+        }
+    };
+    if (exit != 1) {  // sums straight to Y (identity: final; other activations: applied per panel)
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) put(Y + r * a.ldy, acc0[r], acc1[r]);
+        return;
+    }
+    alignas(32) float buf[MR][kNr];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+        _mm256_store_ps(buf[r], acc0[r]);
+        if (NV == 2) _mm256_store_ps(buf[r] + 8, acc1[r]);
+    }
+    int r = 0;
+    for (; r + 2 <= MR; r += 2) {  // two rows (4 vectors) per GELU call; not unrolled: the GELU is long
+        __m256 v[4] = {_mm256_load_ps(buf[r]), _mm256_load_ps(buf[r] + 8), _mm256_load_ps(buf[r + 1]),
+                       _mm256_load_ps(buf[r + 1] + 8)};
+        geluErf8x<4>(v);
+        put(Y + r * a.ldy, v[0], v[1]);
+        put(Y + (r + 1) * a.ldy, v[2], v[3]);
+    }
+    if (r < MR) {
+        __m256 v[2] = {_mm256_load_ps(buf[r]), _mm256_load_ps(buf[r] + 8)};
+        geluErf8x<2>(v);
+        put(Y + r * a.ldy, v[0], v[1]);
+    }
+}
+
+template <int NV>
+TFNO_AVX2 void skipTileRowsAvx2(int rows, const SkipEpilogueArgs& a, int64_t i0, int64_t j0, const float* panel,
+                                __m256i m0, __m256i m1, bool full, int exit) {
+    switch (rows) {
+        case 6: skipTileAvx2<6, NV>(a, i0, j0, panel, m0, m1, full, exit); break;
+        case 5: skipTileAvx2<5, NV>(a, i0, j0, panel, m0, m1, full, exit); break;
+        case 4: skipTileAvx2<4, NV>(a, i0, j0, panel, m0, m1, full, exit); break;
+        case 3: skipTileAvx2<3, NV>(a, i0, j0, panel, m0, m1, full, exit); break;
+        case 2: skipTileAvx2<2, NV>(a, i0, j0, panel, m0, m1, full, exit); break;
+        default: skipTileAvx2<1, NV>(a, i0, j0, panel, m0, m1, full, exit); break;
+    }
+}
+
 TFNO_AVX2 void skipEpilogueAvx2(const SkipEpilogueArgs& a) {
     float* panel = gemmPackBuffer(a.K * kNr);
-    float rowBias[kMr];
+    // exit: 1 the erf-GELU per tile, 0 identity, 2 the sums stored, then the activation per panel
+    const int exit = a.activation == static_cast<int32_t>(core::Activation::kGeluErf)    ? 1
+                     : a.activation == static_cast<int32_t>(core::Activation::kIdentity) ? 0
+                                                                                         : 2;
     for (int64_t j0 = 0; j0 < a.N; j0 += kNr) {
         const int64_t cols = std::min<int64_t>(kNr, a.N - j0);
         const __m256i m0 = firstLanes(cols), m1 = firstLanes(cols > 8 ? cols - 8 : 0);
@@ -345,34 +438,15 @@ TFNO_AVX2 void skipEpilogueAvx2(const SkipEpilogueArgs& a) {
         }
         for (int64_t i0 = 0; i0 < a.M; i0 += kMr) {
             const int rows = static_cast<int>(std::min<int64_t>(kMr, a.M - i0));
-            float* y = a.Y + i0 * a.ldy + j0;
-            bool acc = a.C != nullptr;
-            if (a.C && a.C != a.Y)
-                for (int r = 0; r < rows; ++r) std::copy(a.C + (i0 + r) * a.ldc + j0, a.C + (i0 + r) * a.ldc + j0 + cols, y + r * a.ldy);
-            const float* rb = nullptr;
-            if (!acc && a.bias) {
-                for (int r = 0; r < rows; ++r) rowBias[r] = a.bias[i0 + r];
-                rb = rowBias;
-            }
-            // (product, B, ldb): the folded inverse (table columns, unpadded), then W X (packed panel)
-            for (int step = a.K2 > 0 ? 0 : 1; step < 2; ++step) {
-                const int64_t K = step == 0 ? a.K2 : a.K;
-                const float* A = step == 0 ? a.L + i0 * a.ldl : a.W + i0 * a.ldw;
-                const int64_t lda = step == 0 ? a.ldl : a.ldw;
-                const float* B = step == 0 ? a.F + j0 : panel;
-                const int64_t ldb = step == 0 ? a.ldf : kNr;
-                if (cols == kNr)
-                    tileRows<2, false>(rows, K, A, lda, B, ldb, y, a.ldy, m0, m1, rb, false, acc);
-                else if (cols > 8)
-                    tileRows<2, true>(rows, K, A, lda, B, ldb, y, a.ldy, m0, m1, rb, false, acc);
-                else
-                    tileRows<1, true>(rows, K, A, lda, B, ldb, y, a.ldy, m0, m1, rb, false, acc);
-                acc = true;
-                rb = nullptr;
-            }
+            if (cols > 8)
+                skipTileRowsAvx2<2>(rows, a, i0, j0, panel, m0, m1, cols == kNr, exit);
+            else
+                skipTileRowsAvx2<1>(rows, a, i0, j0, panel, m0, m1, false, exit);
         }
-        for (int64_t o = 0; o < a.M; ++o) activationAvx2(a.Y + o * a.ldy + j0, a.Y + o * a.ldy + j0, cols, a.activation);
+        if (exit == 2)
+            for (int64_t o = 0; o < a.M; ++o) activationAvx2(a.Y + o * a.ldy + j0, a.Y + o * a.ldy + j0, cols, a.activation);
     }
+    if (a.streamY) _mm_sfence();
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "plan.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "kernels.h"
 #include "last_axis.h"
@@ -105,15 +104,13 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     int64_t off = 0;
     auto take = [&off](int64_t n) { const int64_t at = off; off += align16(n); return at; };
     p.pairFwd = pairedForward(p.S[d - 1], p.k);
-    // Skip layers with k <= 10 (AVX2: 16, below) fold the plain last-axis inverse into the skip GEMM (2k more
+    // Skip layers with k <= 10 fold the plain last-axis inverse into the skip GEMM (2k more
     // multiply-adds per point, no pair product, unfold or sums pass: measured 2-4% faster at k = 7
-    // and 9 on 32 channels, 1.5% slower at k = 13 on 64). Otherwise the epilogue pairs its chunks'
-    // rows when they are whole rows; column chunks of long rows read the plain table.
-    // On AVX2 the unfolded path costs more (its epilogue copies the sums into y before the GEMM tiles
-    // accumulate into them, then runs the activation over y): folding up to k = 16 measured 8-9%
-    // faster on the skip stage at k = 13, 64 channels, 128x128 (2-vCPU EPYC without AVX-512).
-    const int foldMax = std::strcmp(cpuKernels().name, "avx2") == 0 ? 16 : 10;
-    p.skipFold = p.skip && p.k <= foldMax;
+    // and 9 on 32 channels, 1.5% slower at k = 13 on 64; with the AVX2 kernels 3% faster at k = 7,
+    // equal at 9, 4% slower at 13). Otherwise the epilogue pairs its chunks' rows when they are whole
+    // rows; column chunks of long rows read the plain table.
+    constexpr int kFoldMaxModes = 10;
+    p.skipFold = p.skip && p.k <= kFoldMaxModes;
     p.pairInv = pairedInverse(p.T[d - 1], p.k) && (!p.skip || (!p.skipFold && p.chunkCols == p.S[d - 1]));
     p.offFwdLast = take((p.pairFwd ? pairCount(p.S[d - 1]) : p.S[d - 1]) * 2 * p.k);
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
