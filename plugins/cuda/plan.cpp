@@ -253,7 +253,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     g.activation = attrs ? static_cast<int>(attrs->activation) : 0;
     plan.workspaceBytes = std::max(plan.fusedSupported ? fusedBytes : 0, plan.sep.supported ? plan.sep.bytes : 0);
     const int forced = gAlgoOverride.load(std::memory_order_relaxed);
-    Algorithm algo = forced < 0 ? chooseAlgorithm(shape) : static_cast<Algorithm>(forced);
+    Algorithm algo = forced < 0 ? chooseAlgorithm(shape, &plan.sep) : static_cast<Algorithm>(forced);
     if (algo == Algorithm::kFusedPlane && !plan.fusedSupported) algo = Algorithm::kSeparable;
     if (algo == Algorithm::kSeparable && !plan.sep.supported) algo = Algorithm::kFusedPlane;
     plan.algo = algo;
@@ -273,7 +273,7 @@ Plan makePlan(const core::SpectralConvShape& shape, const core::SpectralConvAttr
     return plan;
 }
 
-Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
+Algorithm chooseAlgorithm(const core::SpectralConvShape& shape, const SeparablePlan* sep) {
     // Measured on the H200 (bench/results/, plugins/cuda/README.md): the fused plane kernels win only
     // for 2D planes of moderate size and modes; 1D (one row per block) and 3D (joint leading-axis
     // accumulation) always run separable.
@@ -291,7 +291,8 @@ Algorithm chooseAlgorithm(const core::SpectralConvShape& shape) {
     // (tests/gpu/logs/plane_s20): shapes they take run separable.
     if (lastAxisUsesFft(shape)) {
         const int64_t rows = shape.batch * shape.inChannels * shape.spatial[0];
-        if (rows > kFftFusedMaxRows || fftPlaneTakes(shape)) return Algorithm::kSeparable;
+        if (rows > kFftFusedMaxRows) return Algorithm::kSeparable;
+        if ((sep ? sep->plane : planSeparable(shape, nullptr).plane) != 0) return Algorithm::kSeparable;
     }
     return Algorithm::kFusedPlane;
 }

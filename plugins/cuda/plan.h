@@ -128,8 +128,10 @@ constexpr bool kSkipCoLaunchDefault = true;
 constexpr bool kMixInC2RDefault = true;
 constexpr int kMixInC2RMaxChain = 16;
 
-// The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested).
-Algorithm chooseAlgorithm(const core::SpectralConvShape& shape);
+// The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested). `sep`:
+// the shape's separable plan where the caller has made it (makePlan), else it is made here when the rule
+// needs it (whether the plane kernels take the shape).
+Algorithm chooseAlgorithm(const core::SpectralConvShape& shape, const SeparablePlan* sep = nullptr);
 
 // Fills `plan` from a validated shape and the node's attributes (attrs may be null when only the
 // workspace size is wanted: it does not depend on them). Never fails for a shape that inferShape

@@ -447,7 +447,6 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
 
 size_t separableWorkspaceBytes(const core::SpectralConvShape& shape) { return planSeparable(shape, nullptr).bytes; }
 
-bool fftPlaneTakes(const core::SpectralConvShape& shape) { return planSeparable(shape, nullptr).plane != 0; }
 
 }  // namespace cuda
 }  // namespace turbofno

@@ -94,8 +94,6 @@ bool lastAxisUsesFftLong(const core::SpectralConvShape& shape);
 constexpr int64_t kFftPlaneMaxPlanes = 512;
 constexpr bool fftPlanePays(int64_t planes) { return planes <= kFftPlaneMaxPlanes; }
 constexpr int64_t kFftPlaneWideBelow = 132;
-// Whether planSeparable runs `shape` on the plane kernels (chooseAlgorithm: such shapes run separable).
-bool fftPlaneTakes(const core::SpectralConvShape& shape);
 // Test / benchmark hook for the plane kernels: -1 the planner's rule, 0 never, 1 wherever possible (the planner's
 // block size), kFftPlaneThreads / kFftPlaneWideThreads: wherever possible with that block size.
 void setFftPlaneOverride(int mode);

@@ -737,8 +737,17 @@ void testFftPlane(std::mt19937_64& rng) {
         const int threads = rule ? (planes < cuda::kFftPlaneWideBelow ? cuda::kFftPlaneWideThreads : cuda::kFftPlaneThreads) : 0;
         taken += q.plane != 0;
         if ((q.plane != threads) && ++bad <= 5) std::printf("  plane %d rule %d: %s\n", q.plane, rule, name(s).c_str());
+        // makePlan hands chooseAlgorithm the separable plan it made with the node's attributes (a random split of
+        // the kept rows into low / high): the same choice as the shape alone
+        const int32_t low = static_cast<int32_t>(uni(0, s.kept[0]));
+        const core::SpectralConvAttrs at = makeAttrs({low, static_cast<int32_t>(s.kept[1])},
+                                                     {static_cast<int32_t>(s.kept[0] - low), 0});
+        const cuda::SeparablePlan withAttrs = cuda::planSeparable(s, &at);
+        if (cuda::chooseAlgorithm(s, &withAttrs) != cuda::chooseAlgorithm(s) && ++bad <= 5)
+            std::printf("  chooseAlgorithm with the node's separable plan differs: %s\n", name(s).c_str());
     }
-    expect(bad == 0 && taken > 20, "plane rule (1000 random 2D shapes, " + std::to_string(taken) + " taken)");
+    expect(bad == 0 && taken > 20, "plane rule and chooseAlgorithm with makePlan's separable plan (1000 random 2D shapes, " +
+                                       std::to_string(taken) + " taken)");
 }
 
 // Random shapes: bytes(s) <= bound(max) for s <= max, and bytes is monotone in every size.
