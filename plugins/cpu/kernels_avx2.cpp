@@ -389,9 +389,9 @@ TFNO_AVX2 inline void skipTileAvx2(const SkipEpilogueArgs& a, int64_t i0, int64_
     }
     alignas(32) float buf[MR][kNr];
 #pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
-        _mm256_store_ps(buf[r], acc0[r]);
-        if (NV == 2) _mm256_store_ps(buf[r] + 8, acc1[r]);
+    for (int r = 0; r < MR; ++r) {  // both halves even for NV == 1 (acc1 then holds C's zeros or the bias): the GELU
+        _mm256_store_ps(buf[r], acc0[r]);  // below reads them, never uninitialised memory; only the first is stored
+        _mm256_store_ps(buf[r] + 8, acc1[r]);
     }
     int r = 0;
     for (; r + 2 <= MR; r += 2) {  // two rows (4 vectors) per GELU call; not unrolled: the GELU is long
