@@ -6,8 +6,9 @@
 // intervals on [0, 5.5), degree 9, coefficients picked per lane by one vpermps each), Phi(v) = 1 -
 // Phi(-a) for v >= 0 (Phi(-5.5) = 1.9e-8: above 5.5 the result is v). Vectors with a lane below -5.5
 // (rare: one branch per call) take those lanes from geluErfFormula8x. About 13 FMA-pipe operations
-// and 10 permutes per 8 values, against about 30 and a division for the formula: on a 2-vCPU Xeon
-// 1.1 -> 0.5 ns per value (see plugins/cpu/README.md); worst relative error 5.1e-7 (was 1.38e-6).
+// and 10 permutes per 8 values, against about 30 and a division for the formula: as fast in bulk
+// (~0.62 ns per value on a 2-vCPU Xeon), faster beside the skip GEMM, which keeps the FMA pipes busy
+// (see plugins/cpu/README.md); worst relative error 4.1e-7 (was 1.38e-6).
 //
 // geluErfFormula8x<N>: the activation.h formula (erfc by Numerical Recipes' Chebyshev fit, e^x by
 // Cody-Waite and Cephes' degree-6 polynomial, Horner's scheme as there), each step for N vectors

@@ -447,6 +447,5 @@ SeparablePlan planSeparable(const core::SpectralConvShape& shape, const core::Sp
 
 size_t separableWorkspaceBytes(const core::SpectralConvShape& shape) { return planSeparable(shape, nullptr).bytes; }
 
-
 }  // namespace cuda
 }  // namespace turbofno
