@@ -45,6 +45,24 @@ TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v, bool stream = false) 
         _mm256_storeu_ps(p, v);
 }
 
+// acc[r] += A[r, 0..K) * B[0..K, 8 NV columns) for r < MR: the register tile's multiply-adds (one broadcast of
+// A per row and step, B's row loaded once per step; masked loads where MASKED).
+template <int MR, int NV, bool MASKED>
+TFNO_AVX2 inline void tileProducts(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, __m256i m0, __m256i m1,
+                                   __m256 (&acc0)[MR], __m256 (&acc1)[MR]) {
+    for (int64_t p = 0; p < K; ++p) {
+        const float* b = B + p * ldb;
+        const __m256 b0 = load<MASKED>(b, m0);
+        const __m256 b1 = NV == 2 ? load<MASKED>(b + 8, m1) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) {
+            const __m256 a = _mm256_broadcast_ss(A + r * lda + p);
+            acc0[r] = _mm256_fmadd_ps(a, b0, acc0[r]);
+            if (NV == 2) acc1[r] = _mm256_fmadd_ps(a, b1, acc1[r]);
+        }
+    }
+}
+
 // C[MR, <=8*NV] = A[MR, K] * B[K, ..] (+ rowBias); masks only on the last column panel.
 template <int MR, int NV, bool MASKED>
 TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc,
@@ -59,17 +77,7 @@ TFNO_AVX2 inline void tile(int64_t K, const float* A, int64_t lda, const float* 
             if (NV == 2) acc1[r] = _mm256_add_ps(acc1[r], load<MASKED>(C + r * ldc + 8, m1));
         }
     }
-    for (int64_t p = 0; p < K; ++p) {
-        const float* b = B + p * ldb;
-        const __m256 b0 = load<MASKED>(b, m0);
-        const __m256 b1 = NV == 2 ? load<MASKED>(b + 8, m1) : _mm256_setzero_ps();
-#pragma GCC unroll 6
-        for (int r = 0; r < MR; ++r) {
-            const __m256 a = _mm256_broadcast_ss(A + r * lda + p);
-            acc0[r] = _mm256_fmadd_ps(a, b0, acc0[r]);
-            if (NV == 2) acc1[r] = _mm256_fmadd_ps(a, b1, acc1[r]);
-        }
-    }
+    tileProducts<MR, NV, MASKED>(K, A, lda, B, ldb, m0, m1, acc0, acc1);
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
         store<MASKED>(C + r * ldc, m0, acc0[r], stream);
@@ -333,6 +341,18 @@ TFNO_AVX2 void activationAvx2(const float* src, float* dst, int64_t count, int32
 // start from C or the bias, take the K2 + K multiply-adds, and leave through a tile buffer: the
 // erf-GELU (or identity) two rows at a time and one store of Y; other activations store the sums and
 // run the activation on the panel's rows.
+// One row of a tile: full panels with plain (or, for a large Y, non-temporal) stores, the last panel masked.
+template <int NV>
+TFNO_AVX2 inline void storeTileRow(float* dst, __m256 lo, __m256 hi, __m256i m0, __m256i m1, bool full, bool stream) {
+    if (full) {
+        store<false>(dst, m0, lo, stream);
+        store<false>(dst + 8, m1, hi, stream);
+    } else {
+        store<true>(dst, m0, lo);
+        if (NV == 2) store<true>(dst + 8, m1, hi);
+    }
+}
+
 template <int MR, int NV>
 TFNO_AVX2 inline void skipTileAvx2(const SkipEpilogueArgs& a, int64_t i0, int64_t j0, const float* panel, __m256i m0,
                                    __m256i m1, bool full, int exit) {
@@ -347,41 +367,12 @@ TFNO_AVX2 inline void skipTileAvx2(const SkipEpilogueArgs& a, int64_t i0, int64_
             acc1[r] = acc0[r];
         }
     }
-    const float* L = a.K2 > 0 ? a.L + i0 * a.ldl : nullptr;
-    for (int64_t p = 0; p < a.K2; ++p) {
-        const float* f = a.F + p * a.ldf + j0;
-        const __m256 b0 = _mm256_maskload_ps(f, m0);
-        const __m256 b1 = NV == 2 ? _mm256_maskload_ps(f + 8, m1) : _mm256_setzero_ps();
-#pragma GCC unroll 6
-        for (int r = 0; r < MR; ++r) {
-            const __m256 w = _mm256_broadcast_ss(L + r * a.ldl + p);
-            acc0[r] = _mm256_fmadd_ps(w, b0, acc0[r]);
-            if (NV == 2) acc1[r] = _mm256_fmadd_ps(w, b1, acc1[r]);
-        }
-    }
-    const float* W = a.W + i0 * a.ldw;
-    for (int64_t p = 0; p < a.K; ++p) {
-        const __m256 b0 = _mm256_load_ps(panel + p * kNr);
-        const __m256 b1 = NV == 2 ? _mm256_load_ps(panel + p * kNr + 8) : _mm256_setzero_ps();
-#pragma GCC unroll 6
-        for (int r = 0; r < MR; ++r) {
-            const __m256 w = _mm256_broadcast_ss(W + r * a.ldw + p);
-            acc0[r] = _mm256_fmadd_ps(w, b0, acc0[r]);
-            if (NV == 2) acc1[r] = _mm256_fmadd_ps(w, b1, acc1[r]);
-        }
-    }
+    // the folded inverse (L F, F's columns unpadded: masked), then W X (the packed panel)
+    if (a.K2 > 0) tileProducts<MR, NV, true>(a.K2, a.L + i0 * a.ldl, a.ldl, a.F + j0, a.ldf, m0, m1, acc0, acc1);
+    tileProducts<MR, NV, false>(a.K, a.W + i0 * a.ldw, a.ldw, panel, kNr, m0, m1, acc0, acc1);
     float* Y = a.Y + i0 * a.ldy + j0;
-    // full panels go out with plain (or, for a large Y, non-temporal) stores, the last one masked
     const bool stream = a.streamY && exit != 2;
-    auto put = [&](float* dst, __m256 lo, __m256 hi) {
-        if (full) {
-            store<false>(dst, m0, lo, stream);
-            store<false>(dst + 8, m1, hi, stream);
-        } else {
-            store<true>(dst, m0, lo);
-            if (NV == 2) store<true>(dst + 8, m1, hi);
-        }
-    };
+    auto put = [&](float* dst, const __m256& lo, const __m256& hi) { storeTileRow<NV>(dst, lo, hi, m0, m1, full, stream); };
     if (exit != 1) {  // sums straight to Y (identity: final; other activations: applied per panel)
 #pragma GCC unroll 6
         for (int r = 0; r < MR; ++r) put(Y + r * a.ldy, acc0[r], acc1[r]);
