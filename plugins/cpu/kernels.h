@@ -32,6 +32,18 @@ using PairPanelFn = void (*)(int64_t M, int64_t w, int64_t K, const float* A, in
 using PairFoldFn = void (*)(const float* x, int64_t S, int64_t lo, int64_t hi, float* out);
 using PairUnfoldFn = void (*)(const float* ab, int64_t S, int64_t lo, int64_t hi, float bias, float* y);
 
+// The second fold (last_axis.h, "quad"): samples t, S-t, L-t and L+t (L = S/2, S even) together, for
+// 0 < lo <= t < hi with t < L - t. With p = x[t] + x[S-t], q = x[t] - x[S-t], r = x[L-t] + x[L+t],
+// s = x[L-t] - x[L+t]:
+//   fold:   even[2(t-lo)] = p + r, even[2(t-lo)+1] = q - s   (the operands of the even modes)
+//           odd[2(t-lo)]  = p - r, odd[2(t-lo)+1]  = q + s   (the odd modes)
+//   unfold: with (Ae, Be) = even[2(t-lo)..], (Ao, Bo) = odd[2(t-lo)..], A = Ae + Ao, B = Be + Bo,
+//           A' = Ae - Ao, B' = Bo - Be: y[t] = A + B, y[S-t] = A - B, y[L-t] = A' + B',
+//           y[L+t] = A' - B' (each + bias)
+using QuadFoldFn = void (*)(const float* x, int64_t S, int64_t lo, int64_t hi, float* even, float* odd);
+using QuadUnfoldFn = void (*)(const float* even, const float* odd, int64_t S, int64_t lo, int64_t hi, float bias,
+                              float* y);
+
 // For each batch entry n < batch: y_n[c] += sum_r x_n[r][c] * w[r][c] over r < rows (1..kMaxMacRows)
 // and c < count, where y_n = y + n * yStride and x_n[r] = x[r] + n * xStride. Complex numbers are
 // interleaved (re, im). Several rows per call cut the read-modify-write traffic on y; the weight
@@ -84,6 +96,8 @@ struct CpuKernels {
     PairPanelFn pairPanel;
     PairFoldFn pairFold;
     PairUnfoldFn pairUnfold;
+    QuadFoldFn quadFold;
+    QuadUnfoldFn quadUnfold;
     ComplexMacFn complexMac;
     HalfToFloatFn halfToFloat;
     FloatToHalfFn floatToHalf;

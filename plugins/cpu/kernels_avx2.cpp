@@ -247,6 +247,58 @@ TFNO_AVX2 void pairUnfoldAvx2(const float* ab, int64_t S, int64_t lo, int64_t hi
     }
 }
 
+// Interleaves u, v lane by lane into out[0 .. 2n) (n <= 8).
+TFNO_AVX2 inline void storeInterleaved(float* out, int64_t n, __m256 u, __m256 v) {
+    const __m256 lo4 = _mm256_unpacklo_ps(u, v), hi4 = _mm256_unpackhi_ps(u, v);
+    _mm256_maskstore_ps(out, firstLanes(2 * n), _mm256_permute2f128_ps(lo4, hi4, 0x20));
+    if (n > 4) _mm256_maskstore_ps(out + 8, firstLanes(2 * n - 8), _mm256_permute2f128_ps(lo4, hi4, 0x31));
+}
+
+// The even and odd floats of in[0 .. 2n) (n <= 8) as two vectors.
+TFNO_AVX2 inline void loadDeinterleaved(const float* in, int64_t n, __m256& u, __m256& v) {
+    const __m256 s0 = _mm256_maskload_ps(in, firstLanes(2 * n));
+    const __m256 s1 = n > 4 ? _mm256_maskload_ps(in + 8, firstLanes(2 * n - 8)) : _mm256_setzero_ps();
+    u = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(s0, s1, 0x88)), 0xD8));
+    v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(s0, s1, 0xDD)), 0xD8));
+}
+
+// Second fold (kernels.h, QuadFoldFn): 8 t at a time; x[S-t] and x[L-t] read as reversed vectors.
+TFNO_AVX2 void quadFoldAvx2(const float* x, int64_t S, int64_t lo, int64_t hi, float* even, float* odd) {
+    const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    const int64_t L = S / 2;
+    for (int64_t t = lo; t < hi; t += 8) {
+        const int64_t n = std::min<int64_t>(8, hi - t);
+        const __m256i m = firstLanes(n), top = _mm256_permutevar8x32_epi32(m, rev);
+        const __m256 a = _mm256_maskload_ps(x + t, m);
+        const __m256 b = _mm256_permutevar8x32_ps(_mm256_maskload_ps(x + S - t - 7, top), rev);  // x[S - t - i]
+        const __m256 c = _mm256_permutevar8x32_ps(_mm256_maskload_ps(x + L - t - 7, top), rev);  // x[L - t - i]
+        const __m256 d = _mm256_maskload_ps(x + L + t, m);
+        const __m256 p = _mm256_add_ps(a, b), q = _mm256_sub_ps(a, b), r = _mm256_add_ps(c, d), s = _mm256_sub_ps(c, d);
+        storeInterleaved(even + 2 * (t - lo), n, _mm256_add_ps(p, r), _mm256_sub_ps(q, s));
+        storeInterleaved(odd + 2 * (t - lo), n, _mm256_sub_ps(p, r), _mm256_add_ps(q, s));
+    }
+}
+
+TFNO_AVX2 void quadUnfoldAvx2(const float* even, const float* odd, int64_t S, int64_t lo, int64_t hi, float bias,
+                              float* y) {
+    const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m256 bv = _mm256_set1_ps(bias);
+    const int64_t L = S / 2;
+    for (int64_t t = lo; t < hi; t += 8) {
+        const int64_t n = std::min<int64_t>(8, hi - t);
+        const __m256i m = firstLanes(n), top = _mm256_permutevar8x32_epi32(m, rev);
+        __m256 ae, be, ao, bo;
+        loadDeinterleaved(even + 2 * (t - lo), n, ae, be);
+        loadDeinterleaved(odd + 2 * (t - lo), n, ao, bo);
+        const __m256 a = _mm256_add_ps(_mm256_add_ps(ae, ao), bv), b = _mm256_add_ps(be, bo);
+        const __m256 a2 = _mm256_add_ps(_mm256_sub_ps(ae, ao), bv), b2 = _mm256_sub_ps(bo, be);
+        _mm256_maskstore_ps(y + t, m, _mm256_add_ps(a, b));
+        _mm256_maskstore_ps(y + S - t - 7, top, _mm256_permutevar8x32_ps(_mm256_sub_ps(a, b), rev));  // y[S - t - i]
+        _mm256_maskstore_ps(y + L - t - 7, top, _mm256_permutevar8x32_ps(_mm256_add_ps(a2, b2), rev));  // y[L - t - i]
+        _mm256_maskstore_ps(y + L + t, m, _mm256_sub_ps(a2, b2));
+    }
+}
+
 template <int ROWS, bool MASKED>
 TFNO_AVX2 inline void complexMacStep(float* y, int64_t yStride, const float* const* x, int64_t xStride,
                                      const float* const* w, int64_t batch, int64_t i, __m256i m) {
@@ -443,9 +495,9 @@ TFNO_AVX2 void skipEpilogueAvx2(const SkipEpilogueArgs& a) {
 }  // namespace
 
 CpuKernels avx2Kernels() {
-    return {"avx2",           sgemmAvx2,       pairPanelAvx2,   pairFoldAvx2,
-            pairUnfoldAvx2,   complexMacAvx2,  halfToFloatAvx2, floatToHalfAvx2,
-            activationAvx2,   skipEpilogueAvx2};
+    return {"avx2",          sgemmAvx2,        pairPanelAvx2,   pairFoldAvx2,
+            pairUnfoldAvx2,  quadFoldAvx2,     quadUnfoldAvx2,  complexMacAvx2,
+            halfToFloatAvx2, floatToHalfAvx2,  activationAvx2,  skipEpilogueAvx2};
 }
 
 }  // namespace cpu

@@ -256,6 +256,59 @@ TFNO_AVX512 void pairUnfoldAvx512(const float* ab, int64_t S, int64_t lo, int64_
     }
 }
 
+// Second fold (kernels.h, QuadFoldFn): 16 t at a time; x[S-t] and x[L-t] read as reversed vectors.
+TFNO_AVX512 void quadFoldAvx512(const float* x, int64_t S, int64_t lo, int64_t hi, float* even, float* odd) {
+    const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i il0 = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i il1 = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const int64_t L = S / 2;
+    for (int64_t t = lo; t < hi; t += 16) {
+        const int64_t n = std::min<int64_t>(16, hi - t);
+        const __mmask16 m = firstLanes(n), top = static_cast<__mmask16>(m << (16 - n));
+        const __m512 a = _mm512_maskz_loadu_ps(m, x + t);
+        const __m512 b = _mm512_permutexvar_ps(rev, _mm512_maskz_loadu_ps(top, x + S - t - 15));  // x[S - t - i]
+        const __m512 c = _mm512_permutexvar_ps(rev, _mm512_maskz_loadu_ps(top, x + L - t - 15));  // x[L - t - i]
+        const __m512 d = _mm512_maskz_loadu_ps(m, x + L + t);
+        const __m512 p = _mm512_add_ps(a, b), q = _mm512_sub_ps(a, b), r = _mm512_add_ps(c, d), s = _mm512_sub_ps(c, d);
+        const __m512 ue = _mm512_add_ps(p, r), ve = _mm512_sub_ps(q, s), uo = _mm512_sub_ps(p, r), vo = _mm512_add_ps(q, s);
+        float* oe = even + 2 * (t - lo);
+        float* oo = odd + 2 * (t - lo);
+        const __mmask16 s0 = firstLanes(2 * n), s1 = firstLanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
+        _mm512_mask_storeu_ps(oe, s0, _mm512_permutex2var_ps(ue, il0, ve));
+        _mm512_mask_storeu_ps(oo, s0, _mm512_permutex2var_ps(uo, il0, vo));
+        if (n > 8) {
+            _mm512_mask_storeu_ps(oe + 16, s1, _mm512_permutex2var_ps(ue, il1, ve));
+            _mm512_mask_storeu_ps(oo + 16, s1, _mm512_permutex2var_ps(uo, il1, vo));
+        }
+    }
+}
+
+TFNO_AVX512 void quadUnfoldAvx512(const float* even, const float* odd, int64_t S, int64_t lo, int64_t hi, float bias,
+                                  float* y) {
+    const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 bv = _mm512_set1_ps(bias);
+    const int64_t L = S / 2;
+    for (int64_t t = lo; t < hi; t += 16) {
+        const int64_t n = std::min<int64_t>(16, hi - t);
+        const __mmask16 m = firstLanes(n), top = static_cast<__mmask16>(m << (16 - n));
+        const __mmask16 s0 = firstLanes(2 * n), s1 = firstLanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
+        const float* se = even + 2 * (t - lo);
+        const float* so = odd + 2 * (t - lo);
+        const __m512 e0 = _mm512_maskz_loadu_ps(s0, se), e1 = _mm512_maskz_loadu_ps(s1, se + 16);
+        const __m512 o0 = _mm512_maskz_loadu_ps(s0, so), o1 = _mm512_maskz_loadu_ps(s1, so + 16);
+        const __m512 ae = _mm512_permutex2var_ps(e0, ev, e1), be = _mm512_permutex2var_ps(e0, od, e1);
+        const __m512 ao = _mm512_permutex2var_ps(o0, ev, o1), bo = _mm512_permutex2var_ps(o0, od, o1);
+        const __m512 a = _mm512_add_ps(_mm512_add_ps(ae, ao), bv), b = _mm512_add_ps(be, bo);
+        const __m512 a2 = _mm512_add_ps(_mm512_sub_ps(ae, ao), bv), b2 = _mm512_sub_ps(bo, be);
+        _mm512_mask_storeu_ps(y + t, m, _mm512_add_ps(a, b));
+        _mm512_mask_storeu_ps(y + S - t - 15, top, _mm512_permutexvar_ps(rev, _mm512_sub_ps(a, b)));  // y[S - t - i]
+        _mm512_mask_storeu_ps(y + L - t - 15, top, _mm512_permutexvar_ps(rev, _mm512_add_ps(a2, b2)));  // y[L - t - i]
+        _mm512_mask_storeu_ps(y + L + t, m, _mm512_sub_ps(a2, b2));
+    }
+}
+
 // y_n += sum_r x_n[r] * w[r] on interleaved complex. Per 8 complex values: acc1 gathers
 // (xr*wr, xr*wi), acc2 (xi*wr, xi*wi); then y = acc1 + (-acc2_im, acc2_re), i.e. one swap per
 // output vector instead of one per product.
@@ -334,9 +387,9 @@ TFNO_AVX512 void activationAvx512(const float* src, float* dst, int64_t count, i
 }  // namespace
 
 CpuKernels avx512Kernels() {
-    return {"avx512",           sgemmAvx512,       pairPanelAvx512,   pairFoldAvx512,
-            pairUnfoldAvx512,   complexMacAvx512,  halfToFloatAvx512, floatToHalfAvx512,
-            activationAvx512,   skipEpilogueAvx512};
+    return {"avx512",          sgemmAvx512,        pairPanelAvx512,   pairFoldAvx512,
+            pairUnfoldAvx512,  quadFoldAvx512,     quadUnfoldAvx512,  complexMacAvx512,
+            halfToFloatAvx512, floatToHalfAvx512,  activationAvx512,  skipEpilogueAvx512};
 }
 
 }  // namespace cpu

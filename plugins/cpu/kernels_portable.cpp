@@ -55,6 +55,32 @@ void pairUnfoldPortable(const float* ab, int64_t S, int64_t lo, int64_t hi, floa
     }
 }
 
+void quadFoldPortable(const float* x, int64_t S, int64_t lo, int64_t hi, float* even, float* odd) {
+    const int64_t L = S / 2;
+    for (int64_t t = lo; t < hi; ++t) {
+        const float a = x[t], b = x[S - t], c = x[L - t], d = x[L + t];
+        const float p = a + b, q = a - b, r = c + d, s = c - d;
+        even[2 * (t - lo)] = p + r;
+        even[2 * (t - lo) + 1] = q - s;
+        odd[2 * (t - lo)] = p - r;
+        odd[2 * (t - lo) + 1] = q + s;
+    }
+}
+
+void quadUnfoldPortable(const float* even, const float* odd, int64_t S, int64_t lo, int64_t hi, float bias,
+                        float* y) {
+    const int64_t L = S / 2;
+    for (int64_t t = lo; t < hi; ++t) {
+        const float ae = even[2 * (t - lo)], be = even[2 * (t - lo) + 1];
+        const float ao = odd[2 * (t - lo)], bo = odd[2 * (t - lo) + 1];
+        const float a = ae + ao + bias, b = be + bo, a2 = ae - ao + bias, b2 = bo - be;
+        y[t] = a + b;
+        y[S - t] = a - b;
+        y[L - t] = a2 + b2;
+        y[L + t] = a2 - b2;
+    }
+}
+
 void complexMacPortable(float* y, int64_t yStride, const float* const* x, int64_t xStride, const float* const* w,
                         int rows, int64_t batch, int64_t count) {
     for (int64_t n = 0; n < batch; ++n) {
@@ -101,9 +127,9 @@ void skipEpiloguePortable(const SkipEpilogueArgs& a) {
 }  // namespace
 
 CpuKernels portableKernels() {
-    return {"portable",          sgemmPortable,       pairPanelPortable,   pairFoldPortable,
-            pairUnfoldPortable,  complexMacPortable,  halfToFloatPortable, floatToHalfPortable,
-            activationPortable,  skipEpiloguePortable};
+    return {"portable",          sgemmPortable,        pairPanelPortable,   pairFoldPortable,
+            pairUnfoldPortable,  quadFoldPortable,     quadUnfoldPortable,  complexMacPortable,
+            halfToFloatPortable, floatToHalfPortable,  activationPortable,  skipEpiloguePortable};
 }
 
 }  // namespace cpu

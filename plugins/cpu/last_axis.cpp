@@ -1,11 +1,148 @@
 #include "last_axis.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace turbofno {
 namespace cpu {
+
+FoldOverride foldOverride() {
+    static const FoldOverride value = [] {
+        const char* env = std::getenv("TURBOFNO_CPU_LAST_FOLD");
+        if (env && std::strcmp(env, "pair") == 0) return FoldOverride::kPair;
+        if (env && std::strcmp(env, "quad") == 0) return FoldOverride::kQuad;
+        return FoldOverride::kAuto;
+    }();
+    return value;
+}
+
+namespace {
+
+// Forward with the second fold (last_axis.h): the even modes' product into dst columns [0, 2ke), the
+// odd modes' into [2ke, 2k), then every row reordered to mode order.
+void forwardQuad(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* x, int64_t M,
+                 float* dst, int64_t ldd, float* scratch) {
+    const int64_t S = plan.S[plan.rank - 1], L = S / 2, Q = quadCount(S), k = plan.k;
+    const int64_t Ne = 2 * evenModes(k), No = 2 * oddModes(k);
+    const float* tableE = table;
+    const float* tableO = table + Q * Ne;
+    float* scratchE = scratch;
+    float* scratchO = scratch + kLastScratchFloats;
+    const int64_t proper = (L + 1) / 2;  // t in [1, proper) has L - t != t
+    for (int64_t t0 = 0; t0 < Q; t0 += kLastPairs) {
+        const int64_t nt = std::min(kLastPairs, Q - t0);
+        const int64_t lo = std::max<int64_t>(t0, 1), hi = std::min(t0 + nt, proper);
+        for (int64_t r0 = 0; r0 < M; r0 += kLastRows) {
+            const int64_t mr = std::min(kLastRows, M - r0);
+            for (int64_t r = 0; r < mr; ++r) {
+                const float* __restrict xr = x + (r0 + r) * S;
+                float* __restrict e = scratchE + r * kLastLd;  // t at e[2 (t - t0)]
+                float* __restrict o = scratchO + r * kLastLd;
+                if (t0 == 0) {  // p_0 = x[0], p_L = x[L], q_0 = q_L = 0
+                    e[0] = xr[0] + xr[L];
+                    o[0] = xr[0] - xr[L];
+                    e[1] = o[1] = 0.0f;
+                }
+                if (lo < hi) kern.quadFold(xr, S, lo, hi, e + 2 * (lo - t0), o + 2 * (lo - t0));
+                for (int64_t t = std::max(hi, lo); t < t0 + nt; ++t) {  // t = L/2 (L even) pairs with itself
+                    const float p = xr[t] + xr[S - t], q = xr[t] - xr[S - t];
+                    e[2 * (t - t0)] = o[2 * (t - t0)] = p;
+                    e[2 * (t - t0) + 1] = o[2 * (t - t0) + 1] = q;
+                }
+            }
+            for (int64_t q = 0; q < panelCount(Ne); ++q) {
+                const int64_t w = panelWidth(Ne, q);
+                kern.pairPanel(mr, w, nt, scratchE, kLastLd, tableE + kPairPanel * q * Q + t0 * w,
+                               dst + r0 * ldd + kPairPanel * q, ldd, t0 > 0);
+            }
+            for (int64_t q = 0; q < panelCount(No); ++q) {
+                const int64_t w = panelWidth(No, q);
+                kern.pairPanel(mr, w, nt, scratchO, kLastLd, tableO + kPairPanel * q * Q + t0 * w,
+                               dst + r0 * ldd + Ne + kPairPanel * q, ldd, t0 > 0);
+            }
+        }
+    }
+    float* row = scratch + 2 * kLastScratchFloats;
+    for (int64_t i = 0; i < M; ++i) {  // [even modes | odd modes] -> mode order
+        float* d = dst + i * ldd;
+        std::memcpy(row, d, sizeof(float) * 2 * k);
+        for (int64_t m = 0; m < k; ++m) {
+            const float* src = row + (m % 2 ? Ne : 0) + 2 * (m / 2);
+            d[2 * m] = src[0];
+            d[2 * m + 1] = src[1];
+        }
+    }
+}
+
+// Inverse with the second fold: the spectra of a row block reordered by mode parity, the even and the
+// odd modes' pair products, then quadUnfold (last_axis.h).
+void inverseQuad(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* src, int64_t lds,
+                 int64_t M, float* y, int64_t ldy, const float* bias, int64_t rowsPerBias, float* scratch) {
+    const int64_t S = plan.T[plan.rank - 1], L = S / 2, Q = quadCount(S), N = 2 * Q, k = plan.k;  // output length
+    const int64_t ke = evenModes(k), ko = oddModes(k);
+    const float* tableE = table;
+    const float* tableO = table + ke * N;
+    float* scratchE = scratch;
+    float* scratchO = scratch + kLastScratchFloats;
+    float* spec = scratch + 2 * kLastScratchFloats;  // [kLastRows][2k]: even modes, then odd modes
+    const int64_t proper = (L + 1) / 2;
+    constexpr int64_t kBlockPanels = 2 * kLastPairs / kPairPanel;
+    for (int64_t q0 = 0; q0 < panelCount(N); q0 += kBlockPanels) {
+        const int64_t q1 = std::min(q0 + kBlockPanels, panelCount(N));
+        const int64_t t0 = kPairPanel * q0 / 2, t1 = std::min(Q, kPairPanel * q1 / 2);
+        const int64_t lo = std::max<int64_t>(t0, 1), hi = std::min(t1, proper);
+        for (int64_t r0 = 0; r0 < M; r0 += kLastRows) {
+            const int64_t mr = std::min(kLastRows, M - r0);
+            for (int64_t r = 0; r < mr; ++r) {
+                const float* z = src + (r0 + r) * lds;
+                float* g = spec + r * 2 * k;
+                for (int64_t m = 0; m < k; ++m) {
+                    float* to = g + (m % 2 ? 2 * ke : 0) + 2 * (m / 2);
+                    to[0] = z[2 * m];
+                    to[1] = z[2 * m + 1];
+                }
+            }
+            for (int64_t q = q0; q < q1; ++q) {
+                const int64_t w = panelWidth(N, q);
+                kern.pairPanel(mr, w, ke, spec, 2 * k, tableE + kPairPanel * q * ke, scratchE + kPairPanel * (q - q0),
+                               kLastLd, false);
+                if (ko > 0)
+                    kern.pairPanel(mr, w, ko, spec + 2 * ke, 2 * k, tableO + kPairPanel * q * ko,
+                                   scratchO + kPairPanel * (q - q0), kLastLd, false);
+                else
+                    for (int64_t r = 0; r < mr; ++r)
+                        std::memset(scratchO + r * kLastLd + kPairPanel * (q - q0), 0, sizeof(float) * w);
+            }
+            for (int64_t r = 0; r < mr; ++r) {
+                const float* e = scratchE + r * kLastLd;  // (Ae_t, Be_t) at e[2 (t - t0)]
+                const float* o = scratchO + r * kLastLd;
+                float* yr = y + (r0 + r) * ldy;
+                const float b0 = bias ? bias[(r0 + r) / rowsPerBias] : 0.0f;
+                if (t0 == 0) {  // B_0 = B_L = 0
+                    yr[0] = e[0] + o[0] + b0;
+                    yr[L] = e[0] - o[0] + b0;
+                }
+                if (lo < hi) kern.quadUnfold(e + 2 * (lo - t0), o + 2 * (lo - t0), S, lo, hi, b0, yr);
+                for (int64_t t = std::max(hi, lo); t < t1; ++t) {  // t = L/2 (L even)
+                    const float a = e[2 * (t - t0)] + o[2 * (t - t0)] + b0;
+                    const float b = e[2 * (t - t0) + 1] + o[2 * (t - t0) + 1];
+                    yr[t] = a + b;
+                    yr[S - t] = a - b;
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
 
 void forwardLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* x, int64_t M,
                      float* dst, int64_t ldd, float* scratch) {
     const int64_t S = plan.S[plan.rank - 1], H = pairCount(S), N = 2 * plan.k;
+    if (plan.quadFwd) {
+        forwardQuad(plan, kern, table, x, M, dst, ldd, scratch);
+        return;
+    }
     if (!plan.pairFwd) {
         kern.sgemm(M, N, S, x, S, table, N, dst, ldd, nullptr, 1, false, false);
         return;
@@ -42,6 +179,10 @@ void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* t
                      int64_t M, float* y, int64_t ldy, const float* bias, int64_t rowsPerBias, bool streamY,
                      float* scratch) {
     const int64_t S = plan.T[plan.rank - 1], H = inversePairs(S), N = 2 * H, k = plan.k;  // output length
+    if (plan.quadInv) {
+        inverseQuad(plan, kern, table, src, lds, M, y, ldy, bias, rowsPerBias, scratch);
+        return;
+    }
     if (!plan.pairInv) {
         kern.sgemm(M, S, 2 * k, src, lds, table, S, y, ldy, bias, rowsPerBias, streamY, false);
         return;

@@ -25,6 +25,32 @@ namespace cpu {
 inline bool pairedForward(int64_t /*S*/, int64_t k) { return k > 8; }
 inline bool pairedInverse(int64_t T, int64_t /*k*/) { return T >= 64; }  // T: output length
 
+// The second fold ("quad", kernels.h QuadFoldFn): for an even length n = 2L the pair sums of t and
+// L - t differ only by (-1)^m, cos(2pi m (L-t)/n) = (-1)^m cos(..t..), sin(..(L-t)..) = -(-1)^m sin(..t..),
+// so the even modes and the odd modes are each a pair product over t = 0 .. n/4 only: half the
+// multiply-adds of the paired product. Tables: the even modes' columns, then the odd modes'.
+//   forward  (pe, qe) = (p_t + p_{L-t}, q_t - q_{L-t}), (po, qo) = (p_t - p_{L-t}, q_t + q_{L-t})
+//            (t = 0: p_0 = x[0], q_0 = 0 and p_L = x[L], q_L = 0; t = L/2 of an even L pairs with itself:
+//            (p, q) in both)
+//   inverse  (Ae, Be), (Ao, Bo) the even / odd modes' pair sums at t: y[t] = A + B, y[n-t] = A - B,
+//            y[L-t] = A' + B', y[L+t] = A' - B' with A = Ae + Ao, B = Be + Bo, A' = Ae - Ao, B' = Bo - Be
+//            (t = 0 gives y[0] and y[L]; t = L/2 of an even L gives y[L/2] and y[3L/2] from A, B)
+// Used where it was measured to pay (README "Last axis"): long axes with enough modes to fill the
+// register tiles of the two half-width products. TURBOFNO_CPU_LAST_FOLD=pair|quad overrides the
+// rule (tests: quad wherever the folding applies; pair: never), read once per process.
+enum class FoldOverride { kAuto, kPair, kQuad };
+FoldOverride foldOverride();
+inline bool quadApplies(int64_t n, int64_t k) { return n % 2 == 0 && n >= 8 && k >= 2; }
+inline bool quadRule(int64_t n, int64_t k) { return n >= 1024 && k >= 24; }
+inline bool quadForward(int64_t S, int64_t k) {
+    const FoldOverride o = foldOverride();
+    return quadApplies(S, k) && (o == FoldOverride::kQuad || (o == FoldOverride::kAuto && quadRule(S, k)));
+}
+inline bool quadInverse(int64_t T, int64_t k) { return quadForward(T, k); }  // T: output length
+inline int64_t quadCount(int64_t n) { return n / 4 + 1; }  // t = 0 .. n/4
+inline int64_t evenModes(int64_t k) { return (k + 1) / 2; }
+inline int64_t oddModes(int64_t k) { return k / 2; }
+
 inline int64_t pairCount(int64_t S) { return S / 2 + 1; }    // forward: t = 0 .. S/2
 inline int64_t inversePairs(int64_t S) { return (S + 1) / 2; }  // inverse: t = 0 .. (S-1)/2; y[S/2] of an
                                                                  // even S comes from its own row of weights
@@ -35,15 +61,19 @@ constexpr int64_t kLastRows = 32;      // rows per block
 constexpr int64_t kLastPairs = 512;    // t values per block
 constexpr int64_t kLastLd = 2 * kLastPairs + 16;  // scratch row stride (floats; not a multiple of 1 KB)
 constexpr int64_t kLastScratchFloats = kLastRows * kLastLd;
+// quad: the even and the odd operands / sums, then the inverse's [kLastRows][2k] spectra in mode
+// parity order (the forward's row of 2k for its reordering)
+inline int64_t quadScratchFloats(int64_t k) { return 2 * kLastScratchFloats + (kLastRows * 2 * k + 15) / 16 * 16; }
 
 // x: M rows of S samples (row stride S) -> dst: M rows of k interleaved complex values (row stride
-// ldd). table: plan.offFwdLast's table (paired or plain, plan.pairFwd). scratch: kLastScratchFloats floats.
+// ldd). table: plan.offFwdLast's table (quad, paired or plain: plan.quadFwd, plan.pairFwd).
+// scratch: kLastScratchFloats floats (quadScratchFloats(k) with plan.quadFwd).
 void forwardLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* x, int64_t M,
                      float* dst, int64_t ldd, float* scratch);
 
 // src: M rows of k interleaved complex values (row stride lds) -> y: M rows of T samples (T = the
 // output length plan.T[d-1], S unless output_size is set; row stride ldy >= T), plus
-// bias[i / rowsPerBias] on row i when bias != nullptr. table: plan.offInvLast's (plan.pairInv).
+// bias[i / rowsPerBias] on row i when bias != nullptr. table: plan.offInvLast's (plan.quadInv, plan.pairInv).
 // streamY: y is the layer output (non-temporal stores where the kernel can).
 void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* src, int64_t lds,
                      int64_t M, float* y, int64_t ldy, const float* bias, int64_t rowsPerBias, bool streamY,

@@ -112,10 +112,15 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     constexpr int kFoldMaxModes = 10;
     p.skipFold = p.skip && p.k <= kFoldMaxModes;
     p.pairInv = pairedInverse(p.T[d - 1], p.k) && (!p.skip || (!p.skipFold && p.chunkCols == p.S[d - 1]));
-    p.offFwdLast = take((p.pairFwd ? pairCount(p.S[d - 1]) : p.S[d - 1]) * 2 * p.k);
+    // The second fold (last_axis.h) on top of the pairing, where its rule (or the test override) says.
+    p.quadFwd = p.pairFwd && quadForward(p.S[d - 1], p.k);
+    p.quadInv = p.pairInv && quadInverse(p.T[d - 1], p.k);
+    p.offFwdLast = take((p.quadFwd ? quadCount(p.S[d - 1]) : p.pairFwd ? pairCount(p.S[d - 1]) : p.S[d - 1]) * 2 * p.k);
     for (int j = 0; j + 1 < d; ++j) p.offFwdAxis[j] = take(2 * p.K[j] * p.S[j]);
     for (int j = 0; j + 1 < d; ++j) p.offInvAxis[j] = take(2 * p.T[j] * p.K[j]);
-    p.offInvLast = take((p.pairInv ? 2 * inversePairs(p.T[d - 1]) + 1 : 2 * p.T[d - 1]) * p.k);
+    p.offInvLast = take((p.quadInv  ? 2 * quadCount(p.T[d - 1])
+                         : p.pairInv ? 2 * inversePairs(p.T[d - 1]) + 1
+                                     : 2 * p.T[d - 1]) * p.k);
     p.tableFloats = off;
 
     off = 0;
@@ -151,7 +156,7 @@ CpuPlan makeCpuPlan(const core::SpectralConvShape& shape, bool separable, core::
     const int64_t chunk = p.chunkRows * p.chunkCols;
     p.tOut = takeT(p.skip && (!p.skipFold || p.convert) ? p.cout * sumsStride(chunk) : 0);
     p.tXc = takeT(p.skip && p.convert ? p.cin * chunk : 0);
-    p.tLast = takeT(p.pairFwd || p.pairInv ? kLastScratchFloats : 0);
+    p.tLast = takeT(p.quadFwd || p.quadInv ? quadScratchFloats(p.k) : p.pairFwd || p.pairInv ? kLastScratchFloats : 0);
     p.threadFloats = align16(t);
     p.offThreads = off;
     p.workFloats = off + p.threadFloats * p.threads;

@@ -35,6 +35,8 @@ struct CpuPlan {
     bool skipFold = false;        // skip: the plain last-axis inverse folded into the skip GEMM (run_cpu.cpp)
     bool pairFwd = false;         // last-axis forward / inverse with samples t, S-t paired (last_axis.h)
     bool pairInv = false;
+    bool quadFwd = false;         // ... and with the second fold, t and S/2 - t (last_axis.h); implies pairFwd
+    bool quadInv = false;         // implies pairInv
 
     int threads = 1;
     int64_t fwdBlock = 1;         // channels per forward task
@@ -51,12 +53,13 @@ struct CpuPlan {
     // The DFT tables (twiddle.h): offsets in floats from the (64-byte aligned) table base. They
     // depend on S, T, the kept modes and the norm only, so a CpuTableCache can hold them.
     int64_t offFwdLast = 0;                  // paired: [S_d/2 + 1][2k] in column panels (last_axis.h),
-                                             // else [S_d][2k]
+                                             // quad: [S_d/4 + 1][2k] (even modes, then odd), else [S_d][2k]
     int64_t offFwdAxis[core::kMaxRank] = {}; // axis j < d-1: [2K_j][S_j]
     int64_t offInvAxis[core::kMaxRank] = {}; // axis j < d-1: [T_j][2K_j]
     int64_t offInvLast = 0;                  // paired: [k][2 ceil(T_d/2)] in column panels, then [k] for
-                                             // y[T_d/2] (even T_d); else [2k][T_d]. C2R weights and the
-                                             // norm scale folded in
+                                             // y[T_d/2] (even T_d); quad: [k][2 (T_d/4 + 1)] (even modes,
+                                             // then odd); else [2k][T_d]. C2R weights and the norm scale
+                                             // folded in
     int64_t tableFloats = 0;                 // size of the table region (a multiple of 16)
 
     // The per-call buffers: offsets in floats from the (64-byte aligned) work base.

@@ -18,14 +18,16 @@ namespace cpu {
 // of a skip layer only when its epilogue chunks hold whole rows).
 struct TableKey {
     int32_t rank = 0;
-    bool pairFwd = false, pairInv = false;
+    bool pairFwd = false, pairInv = false, quadFwd = false, quadInv = false;
     int64_t S[core::kMaxRank] = {};
     int64_t T[core::kMaxRank] = {};
     int64_t K[core::kMaxRank] = {};
     int32_t low[core::kMaxRank] = {};
     core::FftNorm norm = core::FftNorm::kBackward;  // its scale is folded into the inverse tables
     bool operator==(const TableKey& o) const {
-        if (rank != o.rank || norm != o.norm || pairFwd != o.pairFwd || pairInv != o.pairInv) return false;
+        if (rank != o.rank || norm != o.norm || pairFwd != o.pairFwd || pairInv != o.pairInv ||
+            quadFwd != o.quadFwd || quadInv != o.quadInv)
+            return false;
         for (int j = 0; j < rank; ++j)
             if (S[j] != o.S[j] || T[j] != o.T[j] || K[j] != o.K[j] || low[j] != o.low[j]) return false;
         return true;
@@ -39,6 +41,8 @@ TableKey keyOf(const CpuPlan& plan, const core::SpectralConvAttrs& attrs) {
     k.rank = plan.rank;
     k.pairFwd = plan.pairFwd;
     k.pairInv = plan.pairInv;
+    k.quadFwd = plan.quadFwd;
+    k.quadInv = plan.quadInv;
     k.norm = attrs.norm;
     for (int j = 0; j < plan.rank; ++j) {
         k.S[j] = plan.S[j];

@@ -57,7 +57,23 @@ void buildTwiddles(const CpuPlan& plan, const core::SpectralConvAttrs& attrs, fl
             return (m == 0 || (T % 2 == 0 && m == T / 2) ? 1.0 : 2.0) * scale;
         };
         float* F = base + plan.offFwdLast;
-        if (plan.pairFwd) {  // [H][2k]: (cos, -sin) of m t, t <= S/2
+        if (plan.quadFwd) {  // even modes [Q][2ke], then odd modes [Q][2ko]: (cos, -sin) of m t, t <= S/4
+            const int64_t Q = quadCount(S);
+            float* classBase = F;
+            for (int64_t parity = 0; parity < 2; ++parity) {
+                const int64_t Nc = 2 * (parity ? oddModes(k) : evenModes(k));
+                for (int64_t q = 0; q < panelCount(Nc); ++q) {
+                    const int64_t w = panelWidth(Nc, q);
+                    float* panel = classBase + kPairPanel * q * Q;
+                    for (int64_t t = 0; t < Q; ++t)
+                        for (int64_t j = 0; j < w; ++j) {
+                            const int64_t col = kPairPanel * q + j, m = 2 * (col / 2) + parity, r = m * t % S;
+                            panel[t * w + j] = static_cast<float>(col % 2 ? -u.s[r] : u.c[r]);
+                        }
+                }
+                classBase += Q * Nc;
+            }
+        } else if (plan.pairFwd) {  // [H][2k]: (cos, -sin) of m t, t <= S/2
             const int64_t H = pairCount(S);
             for (int64_t q = 0; q < panelCount(2 * k); ++q) {
                 const int64_t w = panelWidth(2 * k, q);
@@ -77,7 +93,26 @@ void buildTwiddles(const CpuPlan& plan, const core::SpectralConvAttrs& attrs, fl
                 }
         }
         float* Fi = base + plan.offInvLast;
-        if (plan.pairInv) {  // [k][2 ceil(T/2)]: c_m (cos, -sin) of m t on the output axis
+        if (plan.quadInv) {  // even modes [ke][2Q], then odd modes [ko][2Q]: c_m (cos, -sin) of m t, t <= T/4
+            const int64_t N = 2 * quadCount(T);
+            float* classBase = Fi;
+            for (int64_t parity = 0; parity < 2; ++parity) {
+                const int64_t kc = parity ? oddModes(k) : evenModes(k);
+                for (int64_t q = 0; q < panelCount(N); ++q) {
+                    const int64_t w = panelWidth(N, q);
+                    float* panel = classBase + kPairPanel * q * kc;
+                    for (int64_t i = 0; i < kc; ++i) {
+                        const int64_t m = 2 * i + parity;
+                        for (int64_t j = 0; j < w; ++j) {
+                            const int64_t col = kPairPanel * q + j, r = m * (col / 2) % T;
+                            panel[i * w + j] =
+                                static_cast<float>(col % 2 ? -weight(m) * v.s[r] : weight(m) * v.c[r]);
+                        }
+                    }
+                }
+                classBase += kc * N;
+            }
+        } else if (plan.pairInv) {  // [k][2 ceil(T/2)]: c_m (cos, -sin) of m t on the output axis
             const int64_t N = 2 * inversePairs(T);
             for (int64_t q = 0; q < panelCount(N); ++q) {
                 const int64_t w = panelWidth(N, q);

@@ -16,6 +16,9 @@ namespace cpu {
 //                                        (plan.pairInv): [k][2 ceil(T/2)], Fi[m][2t] = c_m cos(..) a,
 //                                        Fi[m][2t+1] = -c_m sin(..) a, in column panels (last_axis.h), then
 //                                        for even T [k]: c_m (-1)^m a, the weights of y[T/2]
+// The second fold (plan.quadFwd / quadInv, last_axis.h) keeps t <= S/4 (T/4) only, the even modes'
+// panels first, then the odd modes' (forward [S/4+1][2ke] + [S/4+1][2ko], inverse [ke][2(T/4+1)] +
+// [ko][2(T/4+1)], no y[T/2] row: t = 0 gives it).
 // with f_m the kept spectrum index of mode index m (input layout), T the output sizes, c_m the C2R
 // weight of the output axis (1 for DC and Nyquist of T_d, else 2; 0 for m > T_d/2) and a the norm's
 // combined scale (1/prod(S) when T == S).
