@@ -20,6 +20,8 @@
 
 #include "../../plugins/cpu/half.h"
 #include "../../plugins/cpu/kernels.h"
+#include "../../plugins/cpu/last_axis.h"
+#include "../../plugins/cpu/plan.h"
 #include "turbofno/cpu.h"
 #include "reference_layer.h"
 #include "test_support.h"
@@ -183,6 +185,89 @@ bool runCase(const Case& c, std::mt19937& rng) {
     return ok;
 }
 
+// The selected table's quadFold / quadUnfold (kernels.h) against the portable ones, every range
+// [lo, hi) with 0 < lo < hi <= (L + 1) / 2 of a few even S (vector bodies and tails, both parities of L).
+bool quadKernels(std::mt19937& rng) {
+    const cpu::CpuKernels& k = cpu::cpuKernels();
+    const cpu::CpuKernels ref = cpu::portableKernels();
+    std::uniform_real_distribution<float> uni(-1, 1);
+    int bad = 0, runs = 0;
+    for (int64_t S : {8, 10, 12, 30, 36, 70, 72, 132, 134}) {
+        const int64_t L = S / 2, proper = (L + 1) / 2;
+        std::vector<float> x(S);
+        for (auto& v : x) v = uni(rng);
+        for (int64_t lo = 1; lo < proper; ++lo)
+            for (int64_t hi = lo + 1; hi <= proper; ++hi) {
+                const int64_t n = 2 * (hi - lo);
+                std::vector<float> e(n + 8, 7.0f), o(n + 8, 7.0f), e2(n + 8, 7.0f), o2(n + 8, 7.0f);
+                k.quadFold(x.data(), S, lo, hi, e.data(), o.data());
+                ref.quadFold(x.data(), S, lo, hi, e2.data(), o2.data());
+                std::vector<float> y(S, 9.0f), y2(S, 9.0f);
+                k.quadUnfold(e.data(), o.data(), S, lo, hi, 0.25f, y.data());
+                ref.quadUnfold(e2.data(), o2.data(), S, lo, hi, 0.25f, y2.data());
+                bad += e != e2 || o != o2 || y != y2;  // same arithmetic: bit for bit, untouched beyond
+                ++runs;
+            }
+    }
+    std::printf("%s quadFold / quadUnfold (%s) vs portable: %d of %d ranges differ\n", bad ? "FAIL" : "ok  ",
+                k.name, bad, runs);
+    return bad == 0;
+}
+
+// The planner's last-axis rule (last_axis.h): quad only on top of the pairing, only where the fold
+// applies (even length, >= 8), by the measured rule unless TURBOFNO_CPU_LAST_FOLD overrides it.
+bool foldRule() {
+    auto plan = [](std::vector<int64_t> S, int32_t k, int64_t T, bool skip, int64_t cout) {
+        core::SpectralConvAttrs a;
+        a.rank = static_cast<int32_t>(S.size());
+        std::vector<int64_t> x = {1, 4}, w = {4, cout};
+        for (size_t j = 0; j < S.size(); ++j) {
+            a.modesLow[j] = j + 1 < S.size() ? 1 : k;
+            x.push_back(S[j]);
+            w.push_back(a.modesLow[j]);
+        }
+        w.push_back(2);
+        if (T > 0) {
+            a.outputRank = a.rank;
+            for (size_t j = 0; j < S.size(); ++j) a.outputSize[j] = static_cast<int32_t>(j + 1 < S.size() ? S[j] : T);
+        }
+        core::SpectralConvShape shape;
+        core::inferShape(a, x.data(), a.rank + 2, w.data(), a.rank + 3, nullptr, 0, &shape);
+        shape.hasSkip = skip;
+        return cpu::makeCpuPlan(shape, false, DataType::kFloat32, 1);
+    };
+    const cpu::FoldOverride o = cpu::foldOverride();
+    auto expect = [o](int64_t n, int64_t k, bool paired) {
+        if (!paired || n % 2 || n < 8 || k < 2 || o == cpu::FoldOverride::kPair) return false;
+        return o == cpu::FoldOverride::kQuad || (n >= 1024 && k >= 24);
+    };
+    struct R { std::vector<int64_t> S; int32_t k; int64_t T; bool skip; int64_t cout; };
+    const R rules[] = {{{4096}, 64, 0, false, 4},  {{4094}, 64, 0, false, 4}, {{4095}, 64, 0, false, 4},
+                       {{1024}, 24, 0, false, 4},  {{1024}, 23, 0, false, 4}, {{1022}, 64, 0, false, 4},
+                       {{4096}, 16, 0, false, 4},  {{4096}, 9, 0, false, 4},  {{4096}, 8, 0, false, 4},
+                       {{64}, 24, 0, false, 4},    {{20}, 9, 0, false, 4},    {{6, 2048}, 32, 0, false, 4},
+                       {{2, 3, 1030}, 26, 0, false, 4}, {{4096}, 64, 1001, false, 4}, {{1001}, 64, 2048, false, 4},
+                       {{2048}, 32, 0, true, 8},   {{2048}, 10, 0, true, 8},  {{16384}, 32, 0, true, 64}};
+    int bad = 0;
+    for (const R& r : rules) {
+        const cpu::CpuPlan p = plan(r.S, r.k, r.T, r.skip, r.cout);
+        const int64_t S = r.S.back(), T = r.T > 0 ? r.T : S;
+        const bool wantF = expect(S, r.k, p.pairFwd), wantI = expect(T, r.k, p.pairInv);
+        if (p.quadFwd != wantF || p.quadInv != wantI || (p.quadFwd && !p.pairFwd) || (p.quadInv && !p.pairInv)) {
+            std::printf("FAIL fold rule S=%lld T=%lld k=%d skip=%d: quad %d/%d, expected %d/%d\n",
+                        static_cast<long long>(S), static_cast<long long>(T), r.k, r.skip, p.quadFwd, p.quadInv, wantF,
+                        wantI);
+            ++bad;
+        }
+    }
+    // the default rule itself (no override): on at 4x32x4096 m64, off below its thresholds
+    const bool ruleOk = cpu::quadRule(4096, 64) && cpu::quadRule(65536, 64) && !cpu::quadRule(512, 64) &&
+                        !cpu::quadRule(4096, 8);
+    std::printf("%s fold rule: %d plan(s) differ from the rule (override %d)\n", bad || !ruleOk ? "FAIL" : "ok  ", bad,
+                static_cast<int>(o));
+    return bad == 0 && ruleOk;
+}
+
 // Bad calls must return an error, never crash.
 bool errorCases() {
     core::SpectralConvAttrs attrs;
@@ -243,8 +328,9 @@ bool errorCases() {
 }
 
 // The documented size limit (docs/op.md, "CPU limits"): the bound counts 4 S k floats of 1D tables
-// (the paired tables take about half of that), the whole plan at most 2^32 floats. S = 131072 runs
-// with k = 8000 (~7.8 GiB, sized but not allocated here) and is refused from k = 8193 (the bound's
+// (the paired tables take about half of that, the quad ones a quarter), the whole plan at most 2^32
+// floats. S = 131072 runs with k = 8000 (~3.9 GiB with the quad tables, ~7.8 GiB paired; sized but not
+// allocated here) and is refused from k = 8193 (the bound's
 // tables alone over 2^32 floats), with the documented message.
 bool sizeLimit() {
     auto bytesFor = [](int64_t S, int32_t k, core::SpectralConvShape* shape) {
@@ -257,8 +343,12 @@ bool sizeLimit() {
     };
     core::SpectralConvShape inside, outside;
     const size_t in = bytesFor(131072, 8000, &inside), out = bytesFor(131072, 8193, &outside);
-    const bool okIn = in != SIZE_MAX && in > (size_t{7} << 30) && in < (size_t{8} << 30);
-    std::printf("%s limit: 1D S=131072 k=8000 -> %zu workspace bytes (7-8 GiB)\n", okIn ? "ok  " : "FAIL", in);
+    // the second fold (last_axis.h, quad) halves the last-axis tables again: 3.5-4.5 GiB
+    const bool quad = cpu::quadForward(131072, 8000);
+    const size_t lo = quad ? size_t{7} << 29 : size_t{7} << 30, hi = quad ? size_t{9} << 29 : size_t{8} << 30;
+    const bool okIn = in != SIZE_MAX && in > lo && in < hi;
+    std::printf("%s limit: 1D S=131072 k=8000 -> %zu workspace bytes (%s)\n", okIn ? "ok  " : "FAIL", in,
+                quad ? "3.5-4.5 GiB, quad" : "7-8 GiB, paired");
     core::SpectralConvParams p;
     p.shape = outside;
     p.attrs.rank = 1;
@@ -472,6 +562,32 @@ int main() {
         {"1d long S=65536 k=64", 1, 1, 1, 2, {65536}, {64}, {0}, false, true, f32, 2},
         {"1d paired S=2100 k=10 (20-column panel, accumulated)", 1, 2, 3, 2, {2100}, {10}, {0}, false, true, f32, 2},
         {"2d paired 20x96 k=24", 2, 2, 3, 4, {20, 96}, {3, 24}, {2, 0}, false, true, f32, 2},
+        // The second fold (last_axis.h, quad: S >= 1024, k >= 24 by the rule; every even S with the
+        // paired transforms under TURBOFNO_CPU_LAST_FOLD=quad): S mod 4 = 0 (t = S/4 pairs with itself)
+        // and 2, odd k, all modes, several t blocks, T != S of either parity, d = 2, 3, fp16 / bf16, skip
+        {"1d quad S=4094 (2 mod 4) k=64", 1, 2, 3, 2, {4094}, {64}, {0}, false, true, f32, 2},
+        {"1d quad S=2048 k=33", 1, 2, 3, 3, {2048}, {33}, {0}, false, false, f32, 1},
+        {"1d quad S=1026 k=24 40 rows", 1, 2, 20, 3, {1026}, {24}, {0}, false, true, f32, 2},
+        {"1d quad S=1028 all modes", 1, 1, 2, 2, {1028}, {515}, {0}, false, true, f32, 2},
+        {"1d quad S=1030 all modes", 1, 1, 2, 2, {1030}, {516}, {0}, false, true, f32, 1},
+        {"1d S=20 k=11 all modes", 1, 2, 3, 2, {20}, {11}, {0}, false, true, f32, 1},
+        {"1d S=18 k=10 all modes", 1, 2, 3, 2, {18}, {10}, {0}, false, true, f32, 1},
+        {"1d S=66 k=33 all modes", 1, 2, 3, 2, {66}, {34}, {0}, false, true, f32, 2},
+        {"1d S=72 k=12", 1, 2, 3, 2, {72}, {12}, {0}, false, true, f32, 2},
+        {"1d S=4100 k=25", 1, 1, 3, 2, {4100}, {25}, {0}, false, true, f32, 2},
+        {"out 1d quad 4096->1002 k=64", 1, 1, 2, 3, {4096}, {64}, {0}, false, true, f32, 2, {1002}},
+        {"out 1d quad 1000->2048 k=40", 1, 2, 2, 3, {1000}, {40}, {0}, false, true, f32, 2, {2048}},
+        {"out 1d quad 2048->1001 k=48", 1, 1, 2, 3, {2048}, {48}, {0}, false, true, f32, 2, {1001}},
+        {"out 1d quad 1001->1024 k=30", 1, 1, 2, 3, {1001}, {30}, {0}, false, true, f32, 2, {1024}},
+        {"out 1d 4096->100 k=64 (bins cut)", 1, 1, 2, 3, {4096}, {64}, {0}, false, true, f32, 1, {100}},
+        {"2d quad 6x2048 k=32", 2, 1, 3, 4, {6, 2048}, {2, 32}, {2, 0}, false, true, f32, 2},
+        {"3d quad 2x3x1030 k=26", 3, 2, 2, 3, {2, 3, 1030}, {1, 1, 26}, {1, 1, 0}, false, true, f32, 2},
+        {"out 2d quad 4x1024->5x2050 k=24", 2, 1, 2, 3, {4, 1024}, {2, 24}, {1, 0}, false, true, f32, 2, {5, 2050}},
+        {"fp16 1d quad S=2048 k=40", 1, 2, 3, 2, {2048}, {40}, {0}, false, true, f16, 2},
+        {"bf16 2d quad 4x1030 k=24", 2, 1, 2, 3, {4, 1030}, {2, 24}, {1, 0}, false, true, bf16, 1},
+        {"skip 1d quad S=2048 k=32 8->8 gelu", 1, 2, 8, 8, {2048}, {32}, {0}, false, true, f32, 2, {}, true, 1},
+        {"skip 2d quad 3x1024 k=24 4->6 silu", 2, 1, 4, 6, {3, 1024}, {2, 24}, {1, 0}, false, true, f32, 2, {}, true, 4},
+        {"fp16 skip 1d quad S=1026 k=30 relu", 1, 2, 3, 4, {1026}, {30}, {0}, false, false, f16, 2, {}, true, 3},
         // d = 2 axis-1 GEMMs over blocks of channels (forward always, inverse when 2k mod 16 is 1..8)
         {"2d 24x40 k=9 5->7 (blocked axis GEMMs)", 2, 2, 5, 7, {24, 40}, {5, 9}, {4, 0}, false, true, f32, 2},
         {"2d 24x70 k=10 6->11 out 30x66 (blocked)", 2, 1, 6, 11, {24, 70}, {4, 10}, {5, 0}, false, false, f32, 3, {30, 66}},
@@ -506,6 +622,11 @@ int main() {
     std::printf("CPU kernels: %s\n", cpu::cpuKernels().name);
     int failed = 0;
     for (const Case& c : cases) failed += runCase(c, rng) ? 0 : 1;
+    std::printf("last-axis fold override: %s\n", cpu::foldOverride() == cpu::FoldOverride::kQuad   ? "quad"
+                                                  : cpu::foldOverride() == cpu::FoldOverride::kPair ? "pair"
+                                                                                                   : "rule");
+    failed += quadKernels(rng) ? 0 : 1;
+    failed += foldRule() ? 0 : 1;
     failed += errorCases() ? 0 : 1;
     failed += sizeLimit() ? 0 : 1;
     failed += concurrencyAndFork(static_cast<uint32_t>(seed)) ? 0 : 1;
