@@ -35,13 +35,15 @@ inline bool pairedInverse(int64_t T, int64_t /*k*/) { return T >= 64; }  // T: o
 //   inverse  (Ae, Be), (Ao, Bo) the even / odd modes' pair sums at t: y[t] = A + B, y[n-t] = A - B,
 //            y[L-t] = A' + B', y[L+t] = A' - B' with A = Ae + Ao, B = Be + Bo, A' = Ae - Ao, B' = Bo - Be
 //            (t = 0 gives y[0] and y[L]; t = L/2 of an even L gives y[L/2] and y[3L/2] from A, B)
-// Used where it was measured to pay (README "Last axis"): long axes with enough modes to fill the
-// register tiles of the two half-width products. TURBOFNO_CPU_LAST_FOLD=pair|quad overrides the
+// Used where it was measured to pay (README "Last axis", 1 thread, pair vs quad per stage): length >= 128
+// and k >= 16. AVX2: 1.1-1.8x on the forward and the inverse from S = 128, k = 12; AVX-512: 1.05-1.6x
+// from k = 20, k = 16 even (0.98-1.15x), S = 96 and 64 slower (0.7-0.9x: the per-row fold, parity
+// reordering and unfold outweigh the few t values). TURBOFNO_CPU_LAST_FOLD=pair|quad overrides the
 // rule (tests: quad wherever the folding applies; pair: never), read once per process.
 enum class FoldOverride { kAuto, kPair, kQuad };
 FoldOverride foldOverride();
 inline bool quadApplies(int64_t n, int64_t k) { return n % 2 == 0 && n >= 8 && k >= 2; }
-inline bool quadRule(int64_t n, int64_t k) { return n >= 1024 && k >= 24; }
+inline bool quadRule(int64_t n, int64_t k) { return n >= 128 && k >= 16; }
 inline bool quadForward(int64_t S, int64_t k) {
     const FoldOverride o = foldOverride();
     return quadApplies(S, k) && (o == FoldOverride::kQuad || (o == FoldOverride::kAuto && quadRule(S, k)));

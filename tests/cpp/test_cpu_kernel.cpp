@@ -239,13 +239,14 @@ bool foldRule() {
     const cpu::FoldOverride o = cpu::foldOverride();
     auto expect = [o](int64_t n, int64_t k, bool paired) {
         if (!paired || n % 2 || n < 8 || k < 2 || o == cpu::FoldOverride::kPair) return false;
-        return o == cpu::FoldOverride::kQuad || (n >= 1024 && k >= 24);
+        return o == cpu::FoldOverride::kQuad || (n >= 128 && k >= 16);  // the measured rule (last_axis.h)
     };
     struct R { std::vector<int64_t> S; int32_t k; int64_t T; bool skip; int64_t cout; };
     const R rules[] = {{{4096}, 64, 0, false, 4},  {{4094}, 64, 0, false, 4}, {{4095}, 64, 0, false, 4},
                        {{1024}, 24, 0, false, 4},  {{1024}, 23, 0, false, 4}, {{1022}, 64, 0, false, 4},
                        {{4096}, 16, 0, false, 4},  {{4096}, 9, 0, false, 4},  {{4096}, 8, 0, false, 4},
-                       {{64}, 24, 0, false, 4},    {{20}, 9, 0, false, 4},    {{6, 2048}, 32, 0, false, 4},
+                       {{64}, 24, 0, false, 4},    {{20}, 9, 0, false, 4},    {{128}, 16, 0, false, 4},
+                       {{126}, 16, 0, false, 4},   {{256}, 15, 0, false, 4},  {{128}, 32, 0, true, 16},    {{6, 2048}, 32, 0, false, 4},
                        {{2, 3, 1030}, 26, 0, false, 4}, {{4096}, 64, 1001, false, 4}, {{1001}, 64, 2048, false, 4},
                        {{2048}, 32, 0, true, 8},   {{2048}, 10, 0, true, 8},  {{16384}, 32, 0, true, 64}};
     int bad = 0;
@@ -261,8 +262,8 @@ bool foldRule() {
         }
     }
     // the default rule itself (no override): on at 4x32x4096 m64, off below its thresholds
-    const bool ruleOk = cpu::quadRule(4096, 64) && cpu::quadRule(65536, 64) && !cpu::quadRule(512, 64) &&
-                        !cpu::quadRule(4096, 8);
+    const bool ruleOk = cpu::quadRule(4096, 64) && cpu::quadRule(65536, 64) && cpu::quadRule(128, 16) &&
+                        !cpu::quadRule(126, 64) && !cpu::quadRule(4096, 15);
     std::printf("%s fold rule: %d plan(s) differ from the rule (override %d)\n", bad || !ruleOk ? "FAIL" : "ok  ", bad,
                 static_cast<int>(o));
     return bad == 0 && ruleOk;
@@ -562,7 +563,7 @@ int main() {
         {"1d long S=65536 k=64", 1, 1, 1, 2, {65536}, {64}, {0}, false, true, f32, 2},
         {"1d paired S=2100 k=10 (20-column panel, accumulated)", 1, 2, 3, 2, {2100}, {10}, {0}, false, true, f32, 2},
         {"2d paired 20x96 k=24", 2, 2, 3, 4, {20, 96}, {3, 24}, {2, 0}, false, true, f32, 2},
-        // The second fold (last_axis.h, quad: S >= 1024, k >= 24 by the rule; every even S with the
+        // The second fold (last_axis.h, quad: S >= 128, k >= 16 by the rule; every even S with the
         // paired transforms under TURBOFNO_CPU_LAST_FOLD=quad): S mod 4 = 0 (t = S/4 pairs with itself)
         // and 2, odd k, all modes, several t blocks, T != S of either parity, d = 2, 3, fp16 / bf16, skip
         {"1d quad S=4094 (2 mod 4) k=64", 1, 2, 3, 2, {4094}, {64}, {0}, false, true, f32, 2},
