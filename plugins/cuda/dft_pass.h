@@ -201,6 +201,12 @@ TURBOFNO_HOST_DEVICE constexpr size_t fftPlaneSmemBytes(int S1, int S2, int kd) 
             static_cast<size_t>(kd) * static_cast<size_t>(fftColumnPitch(S1))) * 8 + static_cast<size_t>(S1) * 4;
 }
 
+// The inverse plane with the mixing inside (fft_plane.cuh, mixPlaneIntoColumns): G > 1 input-channel groups keep
+// their G * Q partial sums (Q = K * kd mixed bins) in the plane's row buffer (S1 * S2 / 2 values at least).
+TURBOFNO_HOST_DEVICE constexpr bool fftPlaneMixGroupsFit(int S1, int S2, int Q, int G) {
+    return G == 1 || static_cast<size_t>(G) * static_cast<size_t>(Q) <= static_cast<size_t>(S1) * static_cast<size_t>(S2 / 2);
+}
+
 // Dynamic shared memory of one radix-2 FFT pass block (fft_pass_radix2.cuh): L * S reals + the N2/2 twiddles.
 TURBOFNO_HOST_DEVICE constexpr size_t fftRadix2SmemBytes(int S, int L) {
     return static_cast<size_t>(L) * static_cast<size_t>(S) * 4 + static_cast<size_t>(S / 4) * 8;

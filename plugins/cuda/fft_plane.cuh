@@ -27,6 +27,7 @@
 #include "fft_pass.cuh"
 #include "fft_pass_static.cuh"
 #include "fft_radix.cuh"
+#include "mixing_c2r.cuh"
 #include "pdl.cuh"
 
 namespace turbofno {
@@ -47,6 +48,46 @@ template <int S1, int S2, unsigned ROW> struct FftPlaneSmem {
         lineBias = reinterpret_cast<float*>(cols + kd * kPitch);
     }
 };
+
+// The inverse plane's input with the mixing inside (Plan::mixInC2R on a plane): the mixed
+// kept bins of output plane `plane` = n * Cout + o, bin q = m * kd + k of the K x kd kept rows, scattered as
+// fftScatterKeptRows does (row m to column entry m, or m + kOff in the high block; dropped at kLimit) into the
+// zeroed columns. The input-channel sum runs in p.mixGroups thread groups whose partial sums wait in `red`
+// (mixGroups * K * kd values; the plane's row buffer, unused until the C2R pack), added in a fixed order. p: the
+// C2R pass with the mixing fields (mixKall = K * kd). Call after the grid-dependency wait with every thread;
+// ends with a barrier.
+template <typename T, int THREADS>
+__device__ __forceinline__ void mixPlaneIntoColumns(const DftPass& p, const float2* __restrict__ specIn, const T* __restrict__ w,
+                                                    int plane, int K, int kd, int kP, int kOff, int kLimit, float2* __restrict__ red,
+                                                    const FftSmemLines& cols) {
+    const int Q = K * kd, G = p.mixGroups;
+    const int n = plane / p.mixCout, o = plane - n * p.mixCout;
+    const float2* xn = specIn + static_cast<size_t>(n) * p.mixCin * static_cast<size_t>(p.mixKall);
+    auto put = [&](int q, float2 v) {
+        const int m = q / kd, k = q - m * kd;
+        const int f = m < kP ? m : m + kOff;
+        if (f < kLimit) cols.at(k, f) = v;
+    };
+    for (int t = threadIdx.x; t < Q * G; t += THREADS) {
+        const int gi = t / Q, q = t - gi * Q;
+        const float2 acc = mixBinPartial<T>(p, xn, w, o, q, gi, G);
+        if (G == 1) put(q, acc);
+        else red[t] = acc;
+    }
+    if (G > 1) {
+        __syncthreads();
+        for (int q = threadIdx.x; q < Q; q += THREADS) {  // fixed order over the groups
+            float2 acc = red[q];
+            for (int j = 1; j < G; ++j) {
+                const float2 v = red[j * Q + q];
+                acc.x += v.x;
+                acc.y += v.y;
+            }
+            put(q, acc);
+        }
+    }
+    __syncthreads();
+}
 
 // The forward plane: src = x (T), dst = the kept spectrum (float2, the column pass's c view). Grid: one block per
 // plane (col.N / col.b.inner), THREADS threads, fftPlaneSmemBytes(S1, S2, kd) of dynamic shared memory.
@@ -97,10 +138,13 @@ __global__ void __launch_bounds__(THREADS) fftPlaneForwardKernel(DftPass r2c, Df
 }
 
 // The inverse plane: src = the mixed spectrum (float2, the column pass's b view), dst = y (T), bias per line
-// (c2r.biasDiv / biasMod) or null. Grid: one block per plane (col.N / col.b.inner).
-template <typename T, int S1, int S2, unsigned ROW, unsigned COL, int THREADS>
+// (c2r.biasDiv / biasMod) or null. MIX (c2r.mixCin > 0): src is the forward spectrum and w the layer's weights,
+// the plane's mixed bins are computed in the block (mixPlaneIntoColumns). Grid: one block per plane (col.N /
+// col.b.inner).
+template <typename T, int S1, int S2, unsigned ROW, unsigned COL, int THREADS, bool MIX>
 __global__ void __launch_bounds__(THREADS) fftPlaneInverseKernel(DftPass col, DftPass c2r, const float2* __restrict__ spec,
-                                                                     T* __restrict__ y, const T* __restrict__ bias) {
+                                                                     const T* __restrict__ w, T* __restrict__ y,
+                                                                     const T* __restrict__ bias) {
     extern __shared__ __align__(16) float fftSmem[];
     using L = FftPlaneSmem<S1, S2, ROW>;
     constexpr int N2 = L::kN2;
@@ -122,9 +166,13 @@ __global__ void __launch_bounds__(THREADS) fftPlaneInverseKernel(DftPass col, Df
                              : 0.f;
     __syncthreads();  // the zeroed columns before the scatter
     // the K kept rows of every column to spectrum index k (low block) or k + kOff (high block), dropped at kLimit
-    fftScatterKeptRows<THREADS>(spec + plane * col.b.outerStride, col.b.innerStride, col.b.rowStride, col.K, kd,
-                                1.f / static_cast<float>(kd), col.kP, col.kOff, col.kLimit, cols);
-    __syncthreads();
+    if constexpr (MIX) {  // ends with a barrier
+        mixPlaneIntoColumns<T, THREADS>(c2r, spec, w, plane, col.K, kd, col.kP, col.kOff, col.kLimit, s.rows, cols);
+    } else {
+        fftScatterKeptRows<THREADS>(spec + plane * col.b.outerStride, col.b.innerStride, col.b.rowStride, col.K, kd,
+                                    1.f / static_cast<float>(kd), col.kP, col.kOff, col.kLimit, cols);
+        __syncthreads();
+    }
     fftColumnTransform<COL, true, THREADS>(s.colTw, S1, kd, COL, cols, cols, cols);  // ends with a barrier
 
     // the C2R pack (fftPassKernel's): line l's bins k < K from column k, Z'[k] and Z'[N2 - k] per unit k <= N2 / 2
@@ -157,12 +205,13 @@ __global__ void __launch_bounds__(THREADS) fftPlaneInverseKernel(DftPass col, Df
 // cudaErrorInvalidConfiguration where the passes are not a plane of kFftPlaneShapes (fftPlaneShapeIndex), the
 // block size is neither, or the shared memory would exceed 48 KB.
 template <typename T, bool INV, size_t I = 0>
-cudaError_t launchFftPlaneListed(int index, int threads, const DftPass& a, const DftPass& b, const void* src, void* dst,
+cudaError_t launchFftPlaneListed(int index, int threads, const DftPass& a, const DftPass& b, const void* src, const T* w, void* dst,
                                  const T* bias, cudaStream_t stream) {
     if constexpr (I >= kFftPlaneCount) {
         return cudaErrorInvalidConfiguration;
     } else {
-        if (index != static_cast<int>(I)) return launchFftPlaneListed<T, INV, I + 1>(index, threads, a, b, src, dst, bias, stream);
+        if (index != static_cast<int>(I))
+            return launchFftPlaneListed<T, INV, I + 1>(index, threads, a, b, src, w, dst, bias, stream);
         constexpr FftPlaneShape P = kFftPlaneShapes[I];
         const DftPass& col = INV ? a : b;
         const int kd = col.b.inner;
@@ -171,10 +220,13 @@ cudaError_t launchFftPlaneListed(int index, int threads, const DftPass& a, const
         const dim3 grid(static_cast<unsigned>(col.N / kd));
         auto launch = [&](auto block) {
             constexpr int B = decltype(block)::value;
-            if constexpr (INV)
-                return launchKernel(fftPlaneInverseKernel<T, P.S1, P.S2, P.row, P.col, B>, grid, dim3(B), smem, stream, a, b,
-                                    static_cast<const float2*>(src), static_cast<T*>(dst), bias);
-            else
+            if constexpr (INV) {
+                if (b.mixCin > 0)
+                    return launchKernel(fftPlaneInverseKernel<T, P.S1, P.S2, P.row, P.col, B, true>, grid, dim3(B), smem, stream, a,
+                                        b, static_cast<const float2*>(src), w, static_cast<T*>(dst), bias);
+                return launchKernel(fftPlaneInverseKernel<T, P.S1, P.S2, P.row, P.col, B, false>, grid, dim3(B), smem, stream, a, b,
+                                    static_cast<const float2*>(src), w, static_cast<T*>(dst), bias);
+            } else
                 return launchKernel(fftPlaneForwardKernel<T, P.S1, P.S2, P.row, P.col, B>, grid, dim3(B), smem, stream, a, b,
                                     static_cast<const T*>(src), static_cast<float2*>(dst));
         };
@@ -187,14 +239,19 @@ cudaError_t launchFftPlaneListed(int index, int threads, const DftPass& a, const
 template <typename T>
 cudaError_t launchFftPlaneForward(int threads, const DftPass& r2c, const DftPass& col, const T* x, float2* spec, cudaStream_t stream) {
     if (r2c.M != col.b.inner || col.inverse) return cudaErrorInvalidConfiguration;
-    return launchFftPlaneListed<T, false>(fftPlaneShapeIndex(col.S, r2c.S), threads, r2c, col, x, spec, nullptr, stream);
+    return launchFftPlaneListed<T, false>(fftPlaneShapeIndex(col.S, r2c.S), threads, r2c, col, x, nullptr, spec, nullptr, stream);
 }
 
+// spec: the mixed spectrum, or with c2r.mixCin > 0 the forward spectrum, mixed in the kernel with the weights w
+// (mixGroups * K * kd partial sums must fit the plane's row buffer: fftPlaneMixGroupsFit).
 template <typename T>
-cudaError_t launchFftPlaneInverse(int threads, const DftPass& col, const DftPass& c2r, const float2* spec, T* y, const T* bias,
-                                  cudaStream_t stream) {
+cudaError_t launchFftPlaneInverse(int threads, const DftPass& col, const DftPass& c2r, const float2* spec, const T* w, T* y,
+                                  const T* bias, cudaStream_t stream) {
     if (c2r.K > col.b.inner || !col.inverse || col.M != col.S) return cudaErrorInvalidConfiguration;
-    return launchFftPlaneListed<T, true>(fftPlaneShapeIndex(col.S, c2r.S), threads, col, c2r, spec, y, bias, stream);
+    if (c2r.mixCin > 0 && (w == nullptr || c2r.mixKall != col.K * col.b.inner || c2r.mixGroups < 1 ||
+                           !fftPlaneMixGroupsFit(col.S, c2r.S, col.K * col.b.inner, c2r.mixGroups)))
+        return cudaErrorInvalidConfiguration;
+    return launchFftPlaneListed<T, true>(fftPlaneShapeIndex(col.S, c2r.S), threads, col, c2r, spec, w, y, bias, stream);
 }
 
 }  // namespace cuda

@@ -67,10 +67,34 @@ void planFlatMixing(Geometry& g) {
 // mixing kernel / in the C2R, channels per thread): 1x64x256 m17 6.9 / 6.2 (5), 8x64x256 m17 9.7 / 9.5 (5),
 // 4x64x512 m33 9.2 / 8.7 (10), 16x32x1024 m16 22.6 / 22.6 (2); 32x64x256 m17 16.7 / 17.0 (22), 64x64x256 m17
 // 26.9 / 29.2 (64).
+// A 2D layer on the plane kernels: the inverse plane computes its own mixed bins (fft_plane.cuh,
+// mixPlaneIntoColumns) from the forward spectrum, input channels split over as many thread groups as the block's
+// threads allow (partial sums in the plane's row buffer). Off unless forced (kMixInPlaneDefault).
+void planMixInPlane(Plan& plan) {
+    const Geometry& g = plan.g;
+    SeparablePlan& sp = plan.sep;
+    if (plan.algo != Algorithm::kSeparable || !plan.supported || sp.nInv != 2 || sp.inv[0].src != Buffer::kSpecOut) return;
+    DftPass &col = sp.inv[0].pass, &c = sp.inv[1].pass;
+    const int q = col.K * col.b.inner;
+    if (q != g.Kall || g.N * g.Cout != col.N / col.b.inner) return;
+    int groups = g.separable ? 1 : std::max(1, std::min(g.Cin, sp.plane / q));
+    while (groups > 1 && !fftPlaneMixGroupsFit(col.S, c.S, q, groups)) --groups;
+    const int forced = gMixInC2ROverride.load(std::memory_order_relaxed);
+    if (!(forced >= 0 ? forced == 1 : kMixInPlaneDefault)) return;
+    plan.mixInC2R = true;
+    c.mixCin = g.Cin;
+    c.mixCout = g.Cout;
+    c.mixKall = q;
+    c.mixSeparable = g.separable;
+    c.mixGroups = groups;
+    sp.inv[0].src = Buffer::kSpecIn;
+}
+
 void planMixInC2R(Plan& plan) {
     const Geometry& g = plan.g;
     SeparablePlan& sp = plan.sep;
     plan.mixInC2R = false;
+    if (sp.plane) return planMixInPlane(plan);
     if (plan.algo != Algorithm::kSeparable || !plan.supported || sp.nInv != 1) return;
     PassStep& st = sp.inv[0];
     DftPass& c = st.pass;

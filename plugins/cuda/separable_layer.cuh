@@ -123,9 +123,10 @@ cudaError_t launchSeparable(const Plan& plan, const void* x, const void* weight,
                                static_cast<float2*>(buffer(Buffer::kSpecOut)), stream)) != cudaSuccess)
         return err;
 
-    if (sp.plane)  // the column inverse and the C2R as one kernel
+    if (sp.plane)  // the column inverse and the C2R as one kernel (with the mixing inside where Plan::mixInC2R)
         return launchFftPlaneInverse<T>(sp.plane, sp.inv[0].pass, sp.inv[1].pass, static_cast<const float2*>(buffer(sp.inv[0].src)),
-                                        static_cast<T*>(buffer(sp.inv[1].dst)), static_cast<const T*>(bias), stream);
+                                        static_cast<const T*>(weight), static_cast<T*>(buffer(sp.inv[1].dst)),
+                                        static_cast<const T*>(bias), stream);
     for (int i = 0; i < sp.nInv; ++i)
         if ((err = run(sp.inv[i])) != cudaSuccess) return err;
     return cudaSuccess;

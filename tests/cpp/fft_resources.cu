@@ -36,16 +36,18 @@ template cudaError_t launchFftLongPass<PassKind::kR2C, __nv_bfloat16>(const DftP
 template cudaError_t launchFftLongPass<PassKind::kC2R, __nv_bfloat16>(const DftPass&, const void*, void*, const __nv_bfloat16*,
                                                                       cudaStream_t);
 
-// the plane kernels (fft_plane.cuh): every plane of kFftPlaneShapes, both block sizes
+// the plane kernels (fft_plane.cuh): every plane of kFftPlaneShapes, both block sizes, the inverse with and without
+// the mixing inside
 template cudaError_t launchFftPlaneForward<float>(int, const DftPass&, const DftPass&, const float*, float2*, cudaStream_t);
-template cudaError_t launchFftPlaneInverse<float>(int, const DftPass&, const DftPass&, const float2*, float*, const float*, cudaStream_t);
+template cudaError_t launchFftPlaneInverse<float>(int, const DftPass&, const DftPass&, const float2*, const float*, float*, const float*,
+                                                  cudaStream_t);
 template cudaError_t launchFftPlaneForward<__half>(int, const DftPass&, const DftPass&, const __half*, float2*, cudaStream_t);
-template cudaError_t launchFftPlaneInverse<__half>(int, const DftPass&, const DftPass&, const float2*, __half*, const __half*,
-                                                   cudaStream_t);
+template cudaError_t launchFftPlaneInverse<__half>(int, const DftPass&, const DftPass&, const float2*, const __half*, __half*,
+                                                   const __half*, cudaStream_t);
 template cudaError_t launchFftPlaneForward<__nv_bfloat16>(int, const DftPass&, const DftPass&, const __nv_bfloat16*, float2*,
                                                           cudaStream_t);
-template cudaError_t launchFftPlaneInverse<__nv_bfloat16>(int, const DftPass&, const DftPass&, const float2*, __nv_bfloat16*,
-                                                          const __nv_bfloat16*, cudaStream_t);
+template cudaError_t launchFftPlaneInverse<__nv_bfloat16>(int, const DftPass&, const DftPass&, const float2*, const __nv_bfloat16*,
+                                                          __nv_bfloat16*, const __nv_bfloat16*, cudaStream_t);
 
 }  // namespace cuda
 }  // namespace turbofno

@@ -671,6 +671,45 @@ void testMixInC2R(std::mt19937_64& rng) {
             std::printf("  mixInC2R %d rule %d lines %d groups %d: %s\n", p.mixInC2R, rule, c.fftLines, c.mixGroups, name(s).c_str());
     }
     expect(bad == 0 && taken > 100, "mixing-in-C2R rule and limits (2000 random 1D shapes, " + std::to_string(taken) + " taken)");
+
+    // 2D on the plane kernels (planMixInPlane): off by default (kMixInPlaneDefault), forced: the inverse plane's C2R pass
+    // carries the mixing, the column inverse reads the forward spectrum, groups fill the block within the row buffer
+    auto plan2 = [](const core::SpectralConvShape& s, int32_t low, bool separable = false) {
+        core::SpectralConvAttrs a = makeAttrs({low, static_cast<int32_t>(s.kept[1])}, {static_cast<int32_t>(s.kept[0]) - low, 0});
+        a.separable = separable ? 1 : 0;
+        return cuda::makePlan(s, &a);
+    };
+    const core::SpectralConvShape ns = makeShape({64, 64}, {32, 16}, 1, 32, 32);  // 1x32x64x64 m16
+    expect(plan2(ns, 16).sep.plane != 0 && plan2(ns, 16).mixInC2R == cuda::kMixInPlaneDefault,
+           "1x32x64x64 m16 on the plane kernels: mixing inside the inverse plane only as kMixInPlaneDefault says");
+    cuda::setMixInC2ROverride(1);
+    const cuda::Plan pm = plan2(ns, 16);
+    const cuda::DftPass& pc = pm.sep.inv[1].pass;
+    expect(pm.mixInC2R && pm.sep.inv[0].src == cuda::Buffer::kSpecIn && pc.mixCin == 32 && pc.mixCout == 32 && pc.mixKall == 512 &&
+               pc.mixGroups == 2 && !pc.mixSeparable && pm.sep.inv[1].dst == cuda::Buffer::kY,
+           "1x32x64x64 m16 forced: the inverse plane mixes (512 bins, 2 channel groups of 1024 threads), reads the forward spectrum");
+    expect(plan2(ns, 16, true).sep.inv[1].pass.mixGroups == 1, "separable weights: one group");
+    expect(!plan2(makeShape({96, 96}, {24, 12}, 1, 8, 8), 12).mixInC2R && plan2(makeShape({96, 96}, {24, 12}, 1, 8, 8), 12).sep.plane == 0,
+           "a plane the plane kernels do not take: no mixing inside");
+    bad = 0;
+    taken = 0;
+    const int64_t sizes[] = {32, 48, 64};
+    for (int it = 0; it < 1000; ++it) {
+        const int64_t S1 = sizes[uni(0, 2)], S2 = sizes[uni(0, 2)];
+        const core::SpectralConvShape s = makeShape({S1, S2}, {uni(1, S1), uni(1, S2 / 2 + 1)}, uni(1, 8), uni(1, 80), uni(1, 80));
+        const cuda::Plan p = plan2(s, static_cast<int32_t>(uni(0, s.kept[0])), uni(0, 3) == 0);
+        const cuda::DftPass& c = p.sep.inv[p.sep.nInv - 1].pass;
+        const int q = static_cast<int>(s.kept[0] * s.kept[1]);
+        const bool want = p.sep.plane != 0 && p.algo == cuda::Algorithm::kSeparable;
+        const bool limits = !p.mixInC2R || (c.mixCin == p.g.Cin && c.mixCout == p.g.Cout && c.mixKall == q && c.mixGroups >= 1 &&
+                                            c.mixGroups <= p.g.Cin && cuda::fftPlaneMixGroupsFit(static_cast<int>(S1), static_cast<int>(S2), q, c.mixGroups) &&
+                                            (c.mixGroups == 1 || c.mixGroups * q <= p.sep.plane) && p.sep.inv[0].src == cuda::Buffer::kSpecIn);
+        taken += p.mixInC2R;
+        if ((p.mixInC2R != want || !limits) && ++bad <= 5)
+            std::printf("  plane mixInC2R %d want %d groups %d: %s\n", p.mixInC2R, want, c.mixGroups, name(s).c_str());
+    }
+    cuda::setMixInC2ROverride(-1);
+    expect(bad == 0 && taken > 100, "mixing inside the inverse plane, forced (1000 random 2D shapes, " + std::to_string(taken) + " taken)");
 }
 
 // The plane kernels (SeparablePlan::plane, fft_plane.cuh): the compile-time stage lists of kFftPlaneShapes are what

@@ -592,6 +592,49 @@ void runColumns(std::vector<int64_t> S, std::vector<int64_t> K, std::vector<int3
     }
 }
 
+// rel-L2 error of the inverse plane's y against the separable definition from the mixed spectrum z ([planes][K1][kd]):
+// the column inverse W[t1, k] = sum_m z[m, k] e^{+2 pi i f(m) t1 / S1}, then the C2R of W's bins with the imaginary
+// parts of DC and Nyquist ignored, scale, bias (per output channel, cout of them), skip (y0), activation.
+template <typename T>
+double planeInverseError(const DftPass& c2r, int S1, int S2, int K1, int low, int kd, int planes, int cout,
+                         const std::vector<std::complex<double>>& z, const T* y, const std::vector<T>& y0, const T* bias) {
+    const int P = S1 * S2;
+    auto freq = [&](int m) { return m < low ? m : m + S1 - K1; };
+    double num = 0, den = 0;
+    std::vector<std::complex<double>> W(static_cast<size_t>(S1) * kd);
+    for (int g = 0; g < planes; ++g) {
+        for (int t1 = 0; t1 < S1; ++t1)
+            for (int k = 0; k < kd; ++k) {
+                std::complex<double> acc = 0;
+                for (int m = 0; m < K1; ++m) {
+                    const double ph = 2.0 * M_PI * static_cast<double>((static_cast<int64_t>(freq(m)) * t1) % S1) / S1;
+                    acc += z[(static_cast<size_t>(g) * K1 + m) * kd + k] * std::polar(1.0, ph);
+                }
+                W[static_cast<size_t>(t1) * kd + k] = acc;
+            }
+        const double bv = bias ? toF(bias[g % cout]) : 0.0;
+        for (int t1 = 0; t1 < S1; ++t1)
+            for (int t2 = 0; t2 < S2; ++t2) {
+                double acc = 0;
+                for (int k = 0; k < c2r.K; ++k) {
+                    std::complex<double> v = W[static_cast<size_t>(t1) * kd + k];
+                    if (k == 0 || k == c2r.nyquist) v = v.real();
+                    const double ck = (k == 0 || k == c2r.nyquist) ? 1.0 : 2.0;
+                    const double ph = 2.0 * M_PI * static_cast<double>((static_cast<int64_t>(k) * t2) % S2) / S2;
+                    acc += ck * std::real(v * std::polar(1.0, ph));
+                }
+                const size_t at = static_cast<size_t>(g) * P + t1 * S2 + t2;
+                double ref = c2r.scale * acc + bv;
+                if (c2r.addY) ref += toF(y0[at]);
+                ref = act(ref, c2r.activation);
+                const double got = toF(y[at]);
+                num += (got - ref) * (got - ref);
+                den += ref * ref;
+            }
+    }
+    return std::sqrt(num / std::max(den, 1e-300));
+}
+
 // The plane kernels (fft_plane.cuh) as planSeparable plans them (forced on) for a 2D layer of n x c channels on an
 // S1 x S2 plane of kFftPlaneShapes, K1 kept leading modes (low of them low), kd bins: the forward against the
 // float64 2D sums X[m, k] = sum_{t1, t2} x[t1, t2] e^{-2 pi i (f(m) t1 / S1 + k t2 / S2)} (f: the low block, then
@@ -666,47 +709,109 @@ void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, 
         T* y = ys.data() + offset;
         for (size_t e = 0; e < static_cast<size_t>(planes) * P; ++e) y[e] = c2r.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
         const std::vector<T> y0(y, y + static_cast<size_t>(planes) * P);
-        const cudaError_t err = cuda::launchFftPlaneInverse<T>(sp.plane, colI, c2r, z.data(), y, bias ? b.data() : nullptr, nullptr);
-        double num = 0, den = 0;
-        std::vector<std::complex<double>> W(static_cast<size_t>(S1) * kd);
-        for (int g = 0; g < planes; ++g) {
-            for (int t1 = 0; t1 < S1; ++t1)
-                for (int k = 0; k < kd; ++k) {
-                    std::complex<double> acc = 0;
-                    for (int m = 0; m < K1; ++m) {
-                        const float2 v = z[(static_cast<size_t>(g) * K1 + m) * kd + k];
-                        const double ph = 2.0 * M_PI * static_cast<double>((static_cast<int64_t>(freq(m)) * t1) % S1) / S1;
-                        acc += std::complex<double>(v.x, v.y) * std::polar(1.0, ph);
-                    }
-                    W[static_cast<size_t>(t1) * kd + k] = acc;
-                }
-            const double bv = bias ? toF(b[g % c]) : 0.0;
-            for (int t1 = 0; t1 < S1; ++t1)
-                for (int t2 = 0; t2 < S2; ++t2) {
-                    double acc = 0;
-                    for (int k = 0; k < c2r.K; ++k) {
-                        std::complex<double> v = W[static_cast<size_t>(t1) * kd + k];
-                        if (k == 0 || k == c2r.nyquist) v = v.real();
-                        const double ck = (k == 0 || k == c2r.nyquist) ? 1.0 : 2.0;
-                        const double ph = 2.0 * M_PI * static_cast<double>((static_cast<int64_t>(k) * t2) % S2) / S2;
-                        acc += ck * std::real(v * std::polar(1.0, ph));
-                    }
-                    const size_t at = static_cast<size_t>(g) * P + t1 * S2 + t2;
-                    double ref = c2r.scale * acc + bv;
-                    if (c2r.addY) ref += toF(y0[at]);
-                    ref = act(ref, c2r.activation);
-                    const double got = toF(y[at]);
-                    num += (got - ref) * (got - ref);
-                    den += ref * ref;
-                }
-        }
-        const double e = std::sqrt(num / std::max(den, 1e-300));
+        const cudaError_t err = cuda::launchFftPlaneInverse<T>(sp.plane, colI, c2r, z.data(), nullptr, y, bias ? b.data() : nullptr, nullptr);
+        std::vector<std::complex<double>> zd(z.size());
+        for (size_t i = 0; i < z.size(); ++i) zd[i] = std::complex<double>(z[i].x, z[i].y);
+        const double e = planeInverseError<T>(c2r, S1, S2, K1, low, kd, planes, c, zd, y, y0, bias ? b.data() : nullptr);
         if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
         report(err == cudaSuccess && e <= tol<T>(),
                label + " inverse" + (bias ? " bias" : "") + (c2r.addY ? " addY" : "") + (activation ? " act" + std::to_string(activation) : "") +
                    (offset ? " offset" : ""),
                e, tol<T>());
     }
+}
+
+// The inverse plane with the mixing inside (Plan::mixInC2R on a plane, forced): makePlan's plan for an n x ci -> co
+// layer (plane kernels with `threads`), the forward spectrum X [n][ci][K1][kd] and weights W [ci][co][K1 kd][2]
+// (separable: [co][1][K1 kd][2]) random; against planeInverseError with the float64 mixing z = sum_i X W.
+template <typename T>
+void runPlaneMix(int S1, int S2, int K1, int low, int kd, int n, int ci, int co, bool sep, bool bias, int activation, int threads,
+                 std::mt19937& rng) {
+    core::SpectralConvShape sh;
+    sh.rank = 2;
+    sh.spatial[0] = S1;
+    sh.spatial[1] = S2;
+    sh.kept[0] = K1;
+    sh.kept[1] = kd;
+    sh.batch = n;
+    sh.inChannels = ci;
+    sh.outChannels = co;
+    sh.hasBias = bias;
+    sh.hasSkip = activation != 0;
+    core::SpectralConvAttrs attrs;
+    attrs.rank = 2;
+    attrs.modesLow[0] = low;
+    attrs.modesHigh[0] = K1 - low;
+    attrs.modesLow[1] = kd;
+    attrs.separable = sep ? 1 : 0;
+    attrs.activation = static_cast<core::Activation>(activation);
+    cuda::setFftPlaneOverride(threads);
+    cuda::setMixInC2ROverride(1);
+    const cuda::Plan plan = cuda::makePlan(sh, &attrs);
+    cuda::setMixInC2ROverride(-1);
+    cuda::setFftPlaneOverride(-1);
+    const cuda::SeparablePlan& sp = plan.sep;
+    const DftPass &colI = sp.inv[0].pass, &c2r = sp.inv[1].pass;
+    const std::string label = "plane mix " + std::to_string(S1) + "x" + std::to_string(S2) + " K1=" + std::to_string(K1) + " kd=" +
+                              std::to_string(kd) + " " + std::to_string(n) + "x" + std::to_string(ci) + "->" + std::to_string(co) +
+                              (sep ? " separable" : "") + " threads=" + std::to_string(sp.plane) + " G=" + std::to_string(c2r.mixGroups) +
+                              " " + tname<T>() + (bias ? " bias" : "") + (c2r.addY ? " addY" : "") +
+                              (activation ? " act" + std::to_string(activation) : "");
+    if (!sp.plane || !plan.mixInC2R || c2r.mixCin != ci || sp.inv[0].src != cuda::Buffer::kSpecIn) {
+        ++failures;
+        std::printf("FAIL: %s: not planned as the plane kernels with the mixing inside\n", label.c_str());
+        return;
+    }
+    const int kall = K1 * kd, planes = n * co, P = S1 * S2;
+    std::normal_distribution<float> nd;
+    std::vector<float2> X(static_cast<size_t>(n) * ci * kall);
+    for (auto& v : X) v = make_float2(nd(rng), nd(rng));
+    std::vector<T> W(static_cast<size_t>(sep ? co : ci * co) * kall * 2), b(co);
+    for (auto& v : W) v = fromF<T>(nd(rng) / std::sqrt(static_cast<float>(ci)));
+    for (auto& v : b) v = fromF<T>(nd(rng));
+    std::vector<T> y(static_cast<size_t>(planes) * P);
+    for (auto& v : y) v = c2r.addY ? fromF<T>(nd(rng)) : fromF<T>(NAN);
+    const std::vector<T> y0 = y;
+    const cudaError_t err = cuda::launchFftPlaneInverse<T>(sp.plane, colI, c2r, X.data(), W.data(), y.data(), bias ? b.data() : nullptr,
+                                                           nullptr);
+    std::vector<std::complex<double>> z(static_cast<size_t>(planes) * kall);
+    for (int g = 0; g < planes; ++g) {
+        const int nb = g / co, o = g % co;
+        for (int q = 0; q < kall; ++q) {
+            auto xc = [&](int i) {
+                const float2 v = X[(static_cast<size_t>(nb) * ci + i) * kall + q];
+                return std::complex<double>(v.x, v.y);
+            };
+            auto wc = [&](int i) {
+                const size_t off = ((sep ? static_cast<size_t>(o) : static_cast<size_t>(i) * co + o) * kall + q) * 2;
+                return std::complex<double>(toF(W[off]), toF(W[off + 1]));
+            };
+            std::complex<double> acc = 0;
+            if (sep) acc = xc(o) * wc(o);
+            else
+                for (int i = 0; i < ci; ++i) acc += xc(i) * wc(i);
+            z[static_cast<size_t>(g) * kall + q] = acc;
+        }
+    }
+    const double e = planeInverseError<T>(c2r, S1, S2, K1, low, kd, planes, co, z, y.data(), y0, bias ? b.data() : nullptr);
+    if (std::is_same<T, float>::value) worstF32 = std::max(worstF32, e);
+    report(err == cudaSuccess && e <= tol<T>(), label, e, tol<T>());
+}
+
+// The mixing inside the inverse plane: one group and several (partial sums in the row buffer), Cin not a multiple of
+// the groups, separable weights, both block sizes, every plane, the fused layer's epilogue, all three types.
+void runPlaneMixes(bool quick, std::mt19937& rng) {
+    constexpr int kW = cuda::kFftPlaneThreads, kWide = cuda::kFftPlaneWideThreads;
+    runPlaneMix<float>(64, 64, 32, 16, 16, 1, 32, 32, false, true, 0, kWide, rng);  // 1x32x64x64 m16: Q = 512, G = 2
+    runPlaneMix<float>(48, 48, 24, 12, 12, 1, 8, 8, false, true, 1, kWide, rng);    // 1x8x48x48 m12 fused layer
+    runPlaneMix<float>(32, 32, 12, 7, 9, 2, 5, 3, false, false, 0, kW, rng);        // Q = 108 < 256: G = 2, Cin odd
+    runPlaneMix<__half>(48, 48, 24, 12, 13, 2, 3, 4, false, true, 5, kW, rng);
+    runPlaneMix<__nv_bfloat16>(64, 64, 12, 6, 7, 1, 6, 2, false, true, 1, kWide, rng);
+    if (quick) return;
+    runPlaneMix<float>(32, 32, 4, 2, 3, 1, 40, 7, false, true, 0, kWide, rng);      // Q = 12: many groups, capped by Cin
+    runPlaneMix<float>(64, 64, 64, 40, 33, 1, 3, 2, false, true, 0, kW, rng);       // the full plane: Q > threads, G = 1
+    runPlaneMix<float>(48, 48, 10, 10, 25, 2, 4, 4, true, true, 3, kWide, rng);     // separable weights, low only, Nyquist
+    runPlaneMix<float>(64, 64, 5, 0, 1, 3, 9, 5, false, false, 1, kW, rng);         // high block only, one bin
 }
 
 // Every plane of kFftPlaneShapes: kd from 1 to S2 / 2 + 1 (Nyquist), asymmetric and all-low / all-high leading
@@ -774,6 +879,7 @@ int main(int argc, char** argv) {
     runPlanes(quick || tiny, rng);
     cuda::setMixInC2ROverride(1);  // wherever the kernel can run it (the planner's rule is test_cuda_plan's)
     runMixC2RCases(quick || tiny, rng);
+    runPlaneMixes(quick || tiny, rng);
     cuda::setMixInC2ROverride(-1);
     // the four-step long-axis FFT (Na = 4 kd up to 256, else 2 kd): 8192 m32 (Na 128), mixed Na (30720 m20: 80,
     // run-time stages), 65536 m64 (Na 256), kd = Na / 2 = 256 (Na 512, one group per bin, 16-column blocks),
