@@ -108,13 +108,14 @@ __global__ void __launch_bounds__(THREADS) fftPlaneForwardKernel(DftPass r2c, Df
     gridDependencyWait();
 
     // the plane's S1 lines (contiguous: line stride S2, unit point stride), 4 loads in flight per thread
-    const T* xp = x + plane * S1 * r2c.b.innerStride;
-    const bool pairs = fftPairs<T>(xp, r2c.b);
+    const int line0 = plane * S1;
+    const FftInputLines<T> in{x, line0, r2c.b.innerStride, r2c.b.rowStride, fftPairs<T>(x, r2c.b)};
 #pragma unroll 4
     for (int e = tid; e < S1 * N2; e += THREADS) {
         const int l = e / N2, j = e - l * N2;
-        const T* line = xp + l * r2c.b.innerStride;
-        rows.at(l, j) = pairs ? loadComplex<T>(line + 2 * j) : make_float2(toFloat(line[2 * j]), toFloat(line[2 * j + 1]));
+        float2 v[1];
+        in.template load<1>(l, j, 0, v);
+        rows.at(l, j) = v[0];
     }
     __syncthreads();  // the lines and the tables
     fftTransformStatic<ROW, 1, N2, false, false, THREADS>(s.rowTw, S1, rows, rows, rows);  // ends with a barrier
