@@ -60,9 +60,11 @@ template <typename T, int THREADS>
 __device__ __forceinline__ void mixPlaneIntoColumns(const DftPass& p, const float2* __restrict__ specIn, const T* __restrict__ w,
                                                     int plane, int K, int kd, int kP, int kOff, int kLimit, float2* __restrict__ red,
                                                     const FftSmemLines& cols) {
-    const int Q = K * kd, G = p.mixGroups;
+    const int Q = K * kd, G = p.mixGroups, cin = p.mixCin;
     const int n = plane / p.mixCout, o = plane - n * p.mixCout;
-    const float2* xn = specIn + static_cast<size_t>(n) * p.mixCin * static_cast<size_t>(p.mixKall);
+    const size_t kall = static_cast<size_t>(p.mixKall);
+    const size_t wStrideI = static_cast<size_t>(p.mixCout) * kall * 2;  // elements between input channels
+    const float2* xn = specIn + static_cast<size_t>(n) * cin * kall;
     auto put = [&](int q, float2 v) {
         const int m = q / kd, k = q - m * kd;
         const int f = m < kP ? m : m + kOff;
@@ -70,7 +72,8 @@ __device__ __forceinline__ void mixPlaneIntoColumns(const DftPass& p, const floa
     };
     for (int t = threadIdx.x; t < Q * G; t += THREADS) {
         const int gi = t / Q, q = t - gi * Q;
-        const float2 acc = mixBinPartial<T>(p, xn, w, o, q, gi, G);
+        float2 acc = make_float2(0.f, 0.f);
+        mixBinPartial<T>(p.mixSeparable, xn, w, o, q, gi, G, cin, kall, wStrideI, acc);
         if (G == 1) put(q, acc);
         else red[t] = acc;
     }

@@ -25,19 +25,19 @@
 namespace turbofno {
 namespace cuda {
 
-// One mixed bin's partial sum over the input channels gi, gi + G, ...: sum_i X[n, i, k] W[i, o, k] (separable
-// weights: group 0 alone takes X[n, o, k] W[o, 0, k]); xn = X[n], 8 loads in flight per thread.
+// One mixed bin's partial sum over the input channels gi, gi + G, ... < cin: acc += sum_i X[n, i, k] W[i, o, k]
+// (xn = X[n]; kall bins per channel, wStrideI weight elements between input channels), 8 loads in flight per
+// thread; separable weights: group 0 alone adds X[n, o, k] W[o, 0, k]. Used by the inverse plane kernel
+// (fft_plane.cuh). mixBinsForLines below keeps its own copy of this loop on purpose: calling this function
+// there changed the 1D kernel's code generation (58 -> 51 registers) and cost 14 % at 4x64x512 m33 on the H200
+// (10.1 vs 8.9 us, two alternating runs); the copy keeps that kernel's code exactly as measured.
 template <typename T>
-__device__ __forceinline__ float2 mixBinPartial(const DftPass& p, const float2* __restrict__ xn, const T* __restrict__ w, int o,
-                                                int k, int gi, int G) {
+__device__ __forceinline__ void mixBinPartial(bool separable, const float2* xn, const T* __restrict__ w, int o, int k, int gi,
+                                              int G, int cin, size_t kall, size_t wStrideI, float2& acc) {
     constexpr int kU = 8;  // loads in flight per thread
-    const int cin = p.mixCin;
-    const size_t kall = static_cast<size_t>(p.mixKall);
-    const size_t wStrideI = static_cast<size_t>(p.mixCout) * kall * 2;  // elements between input channels
-    float2 acc = make_float2(0.f, 0.f);
-    if (p.mixSeparable) {
+    if (separable) {
         if (gi == 0) cmac(acc, __ldg(xn + static_cast<size_t>(o) * kall + k), loadComplex<T>(w + (static_cast<size_t>(o) * kall + k) * 2));
-        return acc;
+        return;
     }
     const float2* xp = xn + k;
     const T* wp = w + (static_cast<size_t>(o) * kall + k) * 2;
@@ -54,7 +54,6 @@ __device__ __forceinline__ float2 mixBinPartial(const DftPass& p, const float2* 
 #pragma unroll
         for (int u = 0; u < kU; ++u) cmac(acc, xv[u], wv[u]);  // wv = 0 past cin
     }
-    return acc;
 }
 
 // Z[l * K + k] for the block's lines line0 .. line0 + L - 1 (lines past p.N: zero); zmix / red in shared
@@ -63,14 +62,38 @@ __device__ __forceinline__ float2 mixBinPartial(const DftPass& p, const float2* 
 template <typename T, int THREADS>
 __device__ __forceinline__ void mixBinsForLines(const DftPass& p, const float2* __restrict__ specIn, const T* __restrict__ w,
                                                 int line0, float2* __restrict__ zmix, float2* __restrict__ red) {
+    constexpr int kU = 8;  // loads in flight per thread
     const int L = p.fftLines, K = p.K, Q = L * K, G = p.mixGroups;
-    const int cout = p.mixCout;
+    const int cin = p.mixCin, cout = p.mixCout;
+    const size_t kall = static_cast<size_t>(p.mixKall);
     const int n = line0 / cout, o0 = line0 - n * cout;  // the block's lines share n (the planner: Cout % L == 0)
-    const float2* xn = specIn + static_cast<size_t>(n) * p.mixCin * static_cast<size_t>(p.mixKall);
+    const float2* xn = specIn + static_cast<size_t>(n) * cin * kall;
+    const size_t wStrideI = static_cast<size_t>(cout) * kall * 2;  // elements between input channels
     for (int t = threadIdx.x; t < Q * G; t += THREADS) {
         const int gi = t / Q, q = t - gi * Q;
-        const int l = q / K, k = q - l * K;
-        const float2 acc = line0 + l < p.N ? mixBinPartial<T>(p, xn, w, o0 + l, k, gi, G) : make_float2(0.f, 0.f);
+        const int l = q / K, k = q - l * K, o = o0 + l;
+        float2 acc = make_float2(0.f, 0.f);
+        if (line0 + l < p.N) {
+            if (p.mixSeparable) {
+                if (gi == 0) cmac(acc, __ldg(xn + static_cast<size_t>(o) * kall + k), loadComplex<T>(w + (static_cast<size_t>(o) * kall + k) * 2));
+            } else {
+                const float2* xp = xn + k;
+                const T* wp = w + (static_cast<size_t>(o) * kall + k) * 2;
+                for (int i0 = gi; i0 < cin; i0 += kU * G) {
+                    float2 xv[kU], wv[kU];
+#pragma unroll
+                    for (int u = 0; u < kU; ++u) {  // every load of the step first (clamped in range)
+                        const int i = i0 + u * G;
+                        const bool ok = i < cin;
+                        const int ic = ok ? i : gi;
+                        xv[u] = __ldg(xp + static_cast<size_t>(ic) * kall);
+                        wv[u] = ok ? loadComplex<T>(wp + static_cast<size_t>(ic) * wStrideI) : make_float2(0.f, 0.f);
+                    }
+#pragma unroll
+                    for (int u = 0; u < kU; ++u) cmac(acc, xv[u], wv[u]);  // wv = 0 past cin
+                }
+            }
+        }
         if (G == 1) zmix[q] = acc;
         else red[t] = acc;
     }

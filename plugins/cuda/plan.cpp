@@ -69,7 +69,13 @@ void planFlatMixing(Geometry& g) {
 // 26.9 / 29.2 (64).
 // A 2D layer on the plane kernels: the inverse plane computes its own mixed bins (fft_plane.cuh,
 // mixPlaneIntoColumns) from the forward spectrum, input channels split over as many thread groups as the block's
-// threads allow (partial sums in the plane's row buffer). Off unless forced (kMixInPlaneDefault).
+// threads allow (partial sums in the plane's row buffer): two kernels instead of three, but every output plane's
+// block re-reads its input channels' spectra and weights, so only while the whole mixing is small
+// (kMixInPlaneMaxMacs). Measured on the H200 (2026-12-05, tests/gpu/logs/plane_mix_s22, us per layer, CUDA graph
+// of 10 calls, mixing kernel / inside, complex MACs of the mixing): 1x8x48x48 m12 13.8 / 11.6 (0.07M),
+// 1x32x64x64 m16 14.4 / 12.6 (0.5M), 1x32x32x32 m8 11.0 / 8.6 (0.13M), 8x32x64x64 m8 21.4 / 17.0 (1.0M),
+// 4x32x48x48 m12 19.8 / 18.2 (1.2M), 1x64x64x64 m16 17.6 / 16.7 (2.1M), 16x32x32x32 m8 24.3 / 19.5 (2.1M),
+// 32x32x64x64 m6 46.3 / 46.3 (2.4M), 32x64x64x64 m6 85.3 / 85.2 (9.4M), 8x64x64x64 m16 37.5 / 52.6 (16.8M).
 void planMixInPlane(Plan& plan) {
     const Geometry& g = plan.g;
     SeparablePlan& sp = plan.sep;
@@ -79,8 +85,9 @@ void planMixInPlane(Plan& plan) {
     if (q != g.Kall || g.N * g.Cout != col.N / col.b.inner) return;
     int groups = g.separable ? 1 : std::max(1, std::min(g.Cin, sp.plane / q));
     while (groups > 1 && !fftPlaneMixGroupsFit(col.S, c.S, q, groups)) --groups;
+    const int64_t macs = static_cast<int64_t>(g.N) * g.Cout * (g.separable ? 1 : g.Cin) * q;
     const int forced = gMixInC2ROverride.load(std::memory_order_relaxed);
-    if (!(forced >= 0 ? forced == 1 : kMixInPlaneDefault)) return;
+    if (!(forced >= 0 ? forced == 1 : macs <= kMixInPlaneMaxMacs)) return;
     plan.mixInC2R = true;
     c.mixCin = g.Cin;
     c.mixCout = g.Cout;

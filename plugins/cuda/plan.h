@@ -127,9 +127,10 @@ constexpr bool kSkipCoLaunchDefault = true;
 // 1D layers at small batch (plan.cpp, planMixInC2R).
 constexpr bool kMixInC2RDefault = true;
 constexpr int kMixInC2RMaxChain = 16;
-// ... and on the plane kernels (2D, SeparablePlan::plane): the inverse plane kernel mixes its own bins. Not yet
-// measured on a GPU: off by default, TFNO_TEST_MIX_C2R=1 / setMixInC2ROverride(1) force it (plan.cpp, planMixInPlane).
-constexpr bool kMixInPlaneDefault = false;
+// ... and on the plane kernels (2D, SeparablePlan::plane): the inverse plane kernel mixes its own bins where the
+// layer's whole channel mixing is at most this many complex multiply-adds (N Cout Cin K kd; N Cout K kd with
+// separable weights). Measured: plan.cpp, planMixInPlane. TFNO_TEST_MIX_C2R / setMixInC2ROverride force either way.
+constexpr int64_t kMixInPlaneMaxMacs = int64_t(1) << 22;
 
 // The planner's rule: which algorithm runs a shape both can run (a pure function, unit-tested). `sep`:
 // the shape's separable plan where the caller has made it (makePlan), else it is made here when the rule

@@ -638,7 +638,8 @@ void testMixInC2R(std::mt19937_64& rng) {
     expect(b1.mixInC2R && c2r(b1).pass.fftLines == 1 && c2r(b1).pass.mixGroups == 15, "1x64x256 m17: 1 line, 15 channel groups");
     const cuda::Plan sep = plan(makeShape({256}, {17}, 32, 64, 64), true);
     expect(sep.mixInC2R && c2r(sep).pass.mixSeparable == 1 && c2r(sep).pass.mixGroups == 1, "separable weights: in the C2R, one group");
-    expect(!plan(makeShape({64, 64}, {12, 7}, 8, 64, 64)).mixInC2R, "2D: the mixing kernel");
+    expect(!plan(makeShape({128, 128}, {12, 7}, 8, 64, 64)).mixInC2R, "2D off the plane kernels: the mixing kernel");
+    expect(!plan(makeShape({64, 64}, {32, 16}, 8, 64, 64)).mixInC2R, "2D on the plane kernels, 16.8M complex MACs: the mixing kernel");
     expect(!plan(makeShape({256}, {17}, 300, 16, 6)).mixInC2R, "Cout 6, 4 lines per block: the mixing kernel");
     expect(!plan(makeShape({1024}, {32}, 64, 32, 32)).mixInC2R, "2048-value blocks (the Stockham C2R): the mixing kernel");
     const core::SpectralConvShape big = makeShape({256}, {40}, 16, 32, 32);  // 40 bins, 16 items: tiled mixing
@@ -672,16 +673,40 @@ void testMixInC2R(std::mt19937_64& rng) {
     }
     expect(bad == 0 && taken > 100, "mixing-in-C2R rule and limits (2000 random 1D shapes, " + std::to_string(taken) + " taken)");
 
-    // 2D on the plane kernels (planMixInPlane): off by default (kMixInPlaneDefault), forced: the inverse plane's C2R pass
-    // carries the mixing, the column inverse reads the forward spectrum, groups fill the block within the row buffer
+    // 2D on the plane kernels (planMixInPlane): by default where the whole mixing is at most kMixInPlaneMaxMacs complex
+    // MACs; forced: the inverse plane's C2R pass carries the mixing, the column inverse reads the forward spectrum, groups
+    // fill the block within the row buffer
     auto plan2 = [](const core::SpectralConvShape& s, int32_t low, bool separable = false) {
         core::SpectralConvAttrs a = makeAttrs({low, static_cast<int32_t>(s.kept[1])}, {static_cast<int32_t>(s.kept[0]) - low, 0});
         a.separable = separable ? 1 : 0;
         return cuda::makePlan(s, &a);
     };
     const core::SpectralConvShape ns = makeShape({64, 64}, {32, 16}, 1, 32, 32);  // 1x32x64x64 m16
-    expect(plan2(ns, 16).sep.plane != 0 && plan2(ns, 16).mixInC2R == cuda::kMixInPlaneDefault,
-           "1x32x64x64 m16 on the plane kernels: mixing inside the inverse plane only as kMixInPlaneDefault says");
+    expect(plan2(ns, 16).sep.plane != 0 && plan2(ns, 16).mixInC2R,
+           "1x32x64x64 m16 on the plane kernels (0.5M complex MACs): mixing inside the inverse plane by default");
+    // the measured shapes either side of the bound (plan.cpp): 1x64x64x64 m16 (2.1M) inside, 8x64x64x64 m16 (16.8M) and
+    // 32x64x64x64 m6 (9.4M) in the mixing kernel
+    expect(plan2(makeShape({64, 64}, {32, 16}, 1, 64, 64), 16).mixInC2R, "1x64x64x64 m16: mixing inside by default");
+    expect(plan2(makeShape({64, 64}, {32, 16}, 8, 64, 64), 16).sep.plane != 0 && !plan2(makeShape({64, 64}, {32, 16}, 8, 64, 64), 16).mixInC2R,
+           "8x64x64x64 m16 (16.8M complex MACs): the mixing kernel by default");
+    expect(!plan2(makeShape({64, 64}, {12, 6}, 32, 64, 64), 6).mixInC2R, "32x64x64x64 m6 (9.4M): the mixing kernel by default");
+    {  // the default rule on random plane shapes: inside exactly when the plane kernels run and the mixing is small
+        int wrong = 0, inside = 0, outside = 0;
+        const int64_t planes[] = {32, 48, 64};
+        for (int it = 0; it < 1000; ++it) {
+            const int64_t S1 = planes[uni(0, 2)], S2 = planes[uni(0, 2)];
+            const core::SpectralConvShape s = makeShape({S1, S2}, {uni(1, S1), uni(1, S2 / 2 + 1)}, uni(1, 32), uni(1, 80), uni(1, 80));
+            const bool sepW = uni(0, 3) == 0;
+            const cuda::Plan p = plan2(s, static_cast<int32_t>(uni(0, s.kept[0])), sepW);
+            const int64_t macs = s.batch * s.outChannels * (sepW ? 1 : s.inChannels) * s.kept[0] * s.kept[1];
+            const bool want = p.sep.plane != 0 && p.algo == cuda::Algorithm::kSeparable && macs <= cuda::kMixInPlaneMaxMacs;
+            inside += p.mixInC2R && p.sep.plane != 0;
+            outside += !p.mixInC2R && p.sep.plane != 0;
+            if (p.mixInC2R != want && ++wrong <= 5) std::printf("  default plane mixInC2R %d want %d: %s\n", p.mixInC2R, want, name(s).c_str());
+        }
+        expect(wrong == 0 && inside > 50 && outside > 10, "mixing inside the inverse plane by default (1000 random 2D shapes, " +
+                                                              std::to_string(inside) + " inside, " + std::to_string(outside) + " not)");
+    }
     cuda::setMixInC2ROverride(1);
     const cuda::Plan pm = plan2(ns, 16);
     const cuda::DftPass& pc = pm.sep.inv[1].pass;
@@ -739,8 +764,10 @@ void testFftPlane(std::mt19937_64& rng) {
     const cuda::Plan on = plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), 1);
     const cuda::SeparablePlan& sp = on.sep;
     expect(sp.plane == cuda::kFftPlaneWideThreads && sp.fwd[0].kind == PassKind::kR2C && sp.fwd[1].kind == PassKind::kC2C && sp.fwd[1].dst == Buffer::kSpecIn &&
-               sp.inv[0].src == Buffer::kSpecOut && sp.inv[1].dst == Buffer::kY && sp.fwd[0].pass.M == 16 && sp.fwd[1].pass.b.inner == 16,
-           "1x32x64x64 m16 forced: the plane kernels over the R2C + column and column + C2R passes, 1024-thread blocks (32 planes)");
+               on.mixInC2R && sp.inv[0].src == Buffer::kSpecIn && sp.inv[1].dst == Buffer::kY && sp.fwd[0].pass.M == 16 &&
+               sp.fwd[1].pass.b.inner == 16,
+           "1x32x64x64 m16 forced: the plane kernels over the R2C + column and column + C2R passes (the mixing inside: the "
+           "column inverse reads the forward spectrum), 1024-thread blocks (32 planes)");
     expect(plan(makeShape({64, 64}, {32, 16}, 8, 32, 32), 1).sep.plane == cuda::kFftPlaneThreads, "256 planes: 256-thread blocks");
     expect(plan(makeShape({64, 64}, {32, 16}, 1, 32, 32), cuda::kFftPlaneThreads).sep.plane == cuda::kFftPlaneThreads &&
                plan(makeShape({64, 64}, {32, 16}, 8, 32, 32), cuda::kFftPlaneWideThreads).sep.plane == cuda::kFftPlaneWideThreads,

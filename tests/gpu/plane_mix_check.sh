@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# GPU check of the mixing inside the inverse plane kernel (branch plane-mix: fft_plane.cuh mixPlaneIntoColumns,
-# plan.cpp planMixInPlane, off by default: kMixInPlaneDefault) and of the shared mixBinPartial under the 1D
-# mix-in-C2R kernel:
+# GPU check of the mixing inside the inverse plane kernel (fft_plane.cuh mixPlaneIntoColumns, plan.cpp
+# planMixInPlane, by default up to kMixInPlaneMaxMacs) and of the 1D mix-in-C2R kernel beside it:
 #
 #   OUT=DIR [STEPS=1235] bash tests/gpu/plane_mix_check.sh
 #   OUT=DIR STEPS=5 TUNE_CONFIG=bench/configs/gpu_tune_mix_c2r.json PREV=main's/libtfno_capi.so bash tests/gpu/plane_mix_check.sh
@@ -10,7 +9,7 @@
 # threads) and the mixing inside forced on, and forced off; verify_kernel with it on / off; the four sanitizers on
 # the plane cases with it forced on; tune_variants --set mix_c2r on the plane shapes (bench/configs/
 # gpu_tune_plane.json: mixing kernel / mixing inside / planner). The second form times the 1D mix-in-C2R shapes
-# against main's library (mixBinPartial must not slow them). Decide kMixInPlaneDefault from the tables, then merge.
+# against another build's library (PREV). Logs of the first run: tests/gpu/logs/plane_mix_s22.
 CHECK=plane_mix_check \
 TEST_RUNS="ALGO=auto ALGO=separable,FFT_PLANE=1024,MIX_C2R=1 ALGO=separable,FFT_PLANE=256,MIX_C2R=1 ALGO=separable,FFT_PLANE=1,MIX_C2R=0" \
 VERIFY_ARGS="--paths auto,separable --fft-plane 256,1024 --mix-c2r 1,0" \
