@@ -46,8 +46,9 @@ TFNO_AVX2 inline void store(float* p, __m256i m, __m256 v, bool stream = false) 
 }
 
 // acc[r] += A[r, 0..K) * B[0..K, 8 NV columns) for r < MR: the register tile's multiply-adds (one broadcast of
-// A per row and step, B's row loaded once per step; masked loads where MASKED).
-template <int MR, int NV, bool MASKED>
+// A per row and step, B's row loaded once per step; masked loads where MASKED). PAIR: A's operand at step p is
+// the pair A[r, 2p..2p+1] broadcast as (a, b, a, b, ..) (the pair product, kernels.h PairPanelFn).
+template <int MR, int NV, bool MASKED, bool PAIR = false>
 TFNO_AVX2 inline void tileProducts(int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, __m256i m0, __m256i m1,
                                    __m256 (&acc0)[MR], __m256 (&acc1)[MR]) {
     for (int64_t p = 0; p < K; ++p) {
@@ -56,7 +57,8 @@ TFNO_AVX2 inline void tileProducts(int64_t K, const float* A, int64_t lda, const
         const __m256 b1 = NV == 2 ? load<MASKED>(b + 8, m1) : _mm256_setzero_ps();
 #pragma GCC unroll 6
         for (int r = 0; r < MR; ++r) {
-            const __m256 a = _mm256_broadcast_ss(A + r * lda + p);
+            const __m256 a = PAIR ? _mm256_castpd_ps(_mm256_broadcast_sd(reinterpret_cast<const double*>(A + r * lda + 2 * p)))
+                                  : _mm256_broadcast_ss(A + r * lda + p);
             acc0[r] = _mm256_fmadd_ps(a, b0, acc0[r]);
             if (NV == 2) acc1[r] = _mm256_fmadd_ps(a, b1, acc1[r]);
         }
@@ -155,17 +157,7 @@ TFNO_AVX2 inline void pairTile(int64_t K, const float* A, int64_t lda, const flo
         acc0[r] = ACC ? load<MASKED>(C + r * ldc, m0) : _mm256_setzero_ps();
         acc1[r] = ACC && NV == 2 ? load<MASKED>(C + r * ldc + 8, m1) : _mm256_setzero_ps();
     }
-    for (int64_t p = 0; p < K; ++p) {
-        const float* b = B + p * ldb;
-        const __m256 b0 = load<MASKED>(b, m0);
-        const __m256 b1 = NV == 2 ? load<MASKED>(b + 8, m1) : _mm256_setzero_ps();
-#pragma GCC unroll 6
-        for (int r = 0; r < MR; ++r) {
-            const __m256 a = _mm256_castpd_ps(_mm256_broadcast_sd(reinterpret_cast<const double*>(A + r * lda + 2 * p)));
-            acc0[r] = _mm256_fmadd_ps(a, b0, acc0[r]);
-            if (NV == 2) acc1[r] = _mm256_fmadd_ps(a, b1, acc1[r]);
-        }
-    }
+    tileProducts<MR, NV, MASKED, true>(K, A, lda, B, ldb, m0, m1, acc0, acc1);
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
         store<MASKED>(C + r * ldc, m0, acc0[r]);

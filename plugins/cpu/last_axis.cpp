@@ -18,6 +18,35 @@ FoldOverride foldOverride() {
 
 namespace {
 
+// The forward products' blocking, shared by the paired and the quad fold: pairs [t0, t0 + nt) of `pairs`
+// (kLastPairs at a time) times rows [r0, r0 + mr) (kLastRows at a time). foldRow(xr, r, t0, nt, lo, hi) writes
+// row r's folded block into the scratch (t in [lo, hi) by the vector fold, the rest by hand), then
+// products(r0, mr, t0, nt) accumulates the block's pair products into the output.
+template <class FoldRow, class Products>
+void forwardBlocks(const float* x, int64_t S, int64_t M, int64_t pairs, int64_t proper, FoldRow foldRow,
+                   Products products) {
+    for (int64_t t0 = 0; t0 < pairs; t0 += kLastPairs) {
+        const int64_t nt = std::min(kLastPairs, pairs - t0);
+        const int64_t lo = std::max<int64_t>(t0, 1), hi = std::min(t0 + nt, proper);
+        for (int64_t r0 = 0; r0 < M; r0 += kLastRows) {
+            const int64_t mr = std::min(kLastRows, M - r0);
+            for (int64_t r = 0; r < mr; ++r) foldRow(x + (r0 + r) * S, r, t0, nt, lo, hi);
+            products(r0, mr, t0, nt);
+        }
+    }
+}
+
+// dst[.., 0..N) (+)= folded rows [mr x nt pairs] * the forward table's block at t0: every kPairPanel-wide column
+// panel (the table holds `pairs` pairs per panel, twiddle.cpp); the first block writes, later ones accumulate.
+void forwardPanels(const CpuKernels& kern, int64_t mr, int64_t N, int64_t pairs, int64_t t0, int64_t nt,
+                   const float* folded, const float* table, float* dst, int64_t ldd) {
+    for (int64_t q = 0; q < panelCount(N); ++q) {
+        const int64_t w = panelWidth(N, q);
+        kern.pairPanel(mr, w, nt, folded, kLastLd, table + kPairPanel * q * pairs + t0 * w, dst + kPairPanel * q, ldd,
+                       t0 > 0);
+    }
+}
+
 // Forward with the second fold (last_axis.h): the even modes' product into dst columns [0, 2ke), the
 // odd modes' into [2ke, 2k), then every row reordered to mode order.
 void forwardQuad(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* x, int64_t M,
@@ -29,39 +58,25 @@ void forwardQuad(const CpuPlan& plan, const CpuKernels& kern, const float* table
     float* scratchE = scratch;
     float* scratchO = scratch + kLastScratchFloats;
     const int64_t proper = (L + 1) / 2;  // t in [1, proper) has L - t != t
-    for (int64_t t0 = 0; t0 < Q; t0 += kLastPairs) {
-        const int64_t nt = std::min(kLastPairs, Q - t0);
-        const int64_t lo = std::max<int64_t>(t0, 1), hi = std::min(t0 + nt, proper);
-        for (int64_t r0 = 0; r0 < M; r0 += kLastRows) {
-            const int64_t mr = std::min(kLastRows, M - r0);
-            for (int64_t r = 0; r < mr; ++r) {
-                const float* __restrict xr = x + (r0 + r) * S;
-                float* __restrict e = scratchE + r * kLastLd;  // t at e[2 (t - t0)]
-                float* __restrict o = scratchO + r * kLastLd;
-                if (t0 == 0) {  // p_0 = x[0], p_L = x[L], q_0 = q_L = 0
-                    e[0] = xr[0] + xr[L];
-                    o[0] = xr[0] - xr[L];
-                    e[1] = o[1] = 0.0f;
-                }
-                if (lo < hi) kern.quadFold(xr, S, lo, hi, e + 2 * (lo - t0), o + 2 * (lo - t0));
-                for (int64_t t = std::max(hi, lo); t < t0 + nt; ++t) {  // t = L/2 (L even) pairs with itself
-                    const float p = xr[t] + xr[S - t], q = xr[t] - xr[S - t];
-                    e[2 * (t - t0)] = o[2 * (t - t0)] = p;
-                    e[2 * (t - t0) + 1] = o[2 * (t - t0) + 1] = q;
-                }
-            }
-            for (int64_t q = 0; q < panelCount(Ne); ++q) {
-                const int64_t w = panelWidth(Ne, q);
-                kern.pairPanel(mr, w, nt, scratchE, kLastLd, tableE + kPairPanel * q * Q + t0 * w,
-                               dst + r0 * ldd + kPairPanel * q, ldd, t0 > 0);
-            }
-            for (int64_t q = 0; q < panelCount(No); ++q) {
-                const int64_t w = panelWidth(No, q);
-                kern.pairPanel(mr, w, nt, scratchO, kLastLd, tableO + kPairPanel * q * Q + t0 * w,
-                               dst + r0 * ldd + Ne + kPairPanel * q, ldd, t0 > 0);
-            }
+    auto foldRow = [&](const float* __restrict xr, int64_t r, int64_t t0, int64_t nt, int64_t lo, int64_t hi) {
+        float* __restrict e = scratchE + r * kLastLd;  // t at e[2 (t - t0)]
+        float* __restrict o = scratchO + r * kLastLd;
+        if (t0 == 0) {  // p_0 = x[0], p_L = x[L], q_0 = q_L = 0
+            e[0] = xr[0] + xr[L];
+            o[0] = xr[0] - xr[L];
+            e[1] = o[1] = 0.0f;
         }
-    }
+        if (lo < hi) kern.quadFold(xr, S, lo, hi, e + 2 * (lo - t0), o + 2 * (lo - t0));
+        for (int64_t t = std::max(hi, lo); t < t0 + nt; ++t) {  // t = L/2 (L even) pairs with itself
+            const float p = xr[t] + xr[S - t], q = xr[t] - xr[S - t];
+            e[2 * (t - t0)] = o[2 * (t - t0)] = p;
+            e[2 * (t - t0) + 1] = o[2 * (t - t0) + 1] = q;
+        }
+    };
+    forwardBlocks(x, S, M, Q, proper, foldRow, [&](int64_t r0, int64_t mr, int64_t t0, int64_t nt) {
+        forwardPanels(kern, mr, Ne, Q, t0, nt, scratchE, tableE, dst + r0 * ldd, ldd);
+        forwardPanels(kern, mr, No, Q, t0, nt, scratchO, tableO, dst + r0 * ldd + Ne, ldd);
+    });
     float* row = scratch + 2 * kLastScratchFloats;
     for (int64_t i = 0; i < M; ++i) {  // [even modes | odd modes] -> mode order
         float* d = dst + i * ldd;
@@ -148,31 +163,21 @@ void forwardLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* t
         return;
     }
     const int64_t proper = (S + 1) / 2;  // t in [1, proper) pairs with S - t != t
-    for (int64_t t0 = 0; t0 < H; t0 += kLastPairs) {
-        const int64_t nt = std::min(kLastPairs, H - t0);
-        const int64_t lo = std::max<int64_t>(t0, 1), hi = std::min(t0 + nt, proper);
-        for (int64_t r0 = 0; r0 < M; r0 += kLastRows) {
-            const int64_t mr = std::min(kLastRows, M - r0);
-            for (int64_t r = 0; r < mr; ++r) {
-                const float* __restrict xr = x + (r0 + r) * S;
-                float* __restrict a = scratch + r * kLastLd;  // pair t at a[2 (t - t0)]
-                for (int64_t t = t0; t < lo; ++t) {  // t = 0
-                    a[2 * (t - t0)] = xr[t];
-                    a[2 * (t - t0) + 1] = 0.0f;
-                }
-                if (lo < hi) kern.pairFold(xr, S, lo, hi, a + 2 * (lo - t0));
-                for (int64_t t = std::max(hi, lo); t < t0 + nt; ++t) {  // t = S/2, S even
-                    a[2 * (t - t0)] = xr[t];
-                    a[2 * (t - t0) + 1] = 0.0f;
-                }
-            }
-            for (int64_t q = 0; q < panelCount(N); ++q) {
-                const int64_t w = panelWidth(N, q);
-                kern.pairPanel(mr, w, nt, scratch, kLastLd, table + kPairPanel * q * H + t0 * w,
-                               dst + r0 * ldd + kPairPanel * q, ldd, t0 > 0);
-            }
+    auto foldRow = [&](const float* __restrict xr, int64_t r, int64_t t0, int64_t nt, int64_t lo, int64_t hi) {
+        float* __restrict a = scratch + r * kLastLd;  // pair t at a[2 (t - t0)]
+        for (int64_t t = t0; t < lo; ++t) {  // t = 0
+            a[2 * (t - t0)] = xr[t];
+            a[2 * (t - t0) + 1] = 0.0f;
         }
-    }
+        if (lo < hi) kern.pairFold(xr, S, lo, hi, a + 2 * (lo - t0));
+        for (int64_t t = std::max(hi, lo); t < t0 + nt; ++t) {  // t = S/2, S even
+            a[2 * (t - t0)] = xr[t];
+            a[2 * (t - t0) + 1] = 0.0f;
+        }
+    };
+    forwardBlocks(x, S, M, H, proper, foldRow, [&](int64_t r0, int64_t mr, int64_t t0, int64_t nt) {
+        forwardPanels(kern, mr, N, H, t0, nt, scratch, table, dst + r0 * ldd, ldd);
+    });
 }
 
 void inverseLastAxis(const CpuPlan& plan, const CpuKernels& kern, const float* table, const float* src, int64_t lds,
