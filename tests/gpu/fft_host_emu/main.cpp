@@ -637,6 +637,25 @@ double planeInverseError(const DftPass& c2r, int S1, int S2, int K1, int low, in
 
 // The plane kernels (fft_plane.cuh) as planSeparable plans them (forced on) for a 2D layer of n x c channels on an
 // S1 x S2 plane of kFftPlaneShapes, K1 kept leading modes (low of them low), kd bins: the forward against the
+// The 2D layer of the plane tests: an S1 x S2 grid, K1 kept rows (the first `low` in the low block), kd last-axis
+// bins, n x ci -> co channels; activation != 0 also takes the skip input (the fused layer's epilogue).
+void planeLayer(int S1, int S2, int K1, int low, int kd, int n, int ci, int co, int activation, core::SpectralConvShape& sh,
+                core::SpectralConvAttrs& attrs) {
+    sh.rank = 2;
+    sh.spatial[0] = S1;
+    sh.spatial[1] = S2;
+    sh.kept[0] = K1;
+    sh.kept[1] = kd;
+    sh.batch = n;
+    sh.inChannels = ci;
+    sh.outChannels = co;
+    sh.hasSkip = activation != 0;
+    attrs.rank = 2;
+    attrs.modesLow[0] = low;
+    attrs.modesLow[1] = kd;
+    attrs.activation = static_cast<core::Activation>(activation);
+}
+
 // float64 2D sums X[m, k] = sum_{t1, t2} x[t1, t2] e^{-2 pi i (f(m) t1 / S1 + k t2 / S2)} (f: the low block, then
 // the high block ending at S1 - 1); the inverse against the separable definition (the column inverse
 // W[t1, k] = sum_m Z[m, k] e^{+2 pi i f(m) t1 / S1}, then the C2R of W's bins with the imaginary parts of DC and
@@ -645,20 +664,8 @@ template <typename T>
 void runPlane(int S1, int S2, int K1, int low, int kd, int n, int c, bool bias, int activation, int threads, std::mt19937& rng,
               int offset = 0) {
     core::SpectralConvShape sh;
-    sh.rank = 2;
-    sh.spatial[0] = S1;
-    sh.spatial[1] = S2;
-    sh.kept[0] = K1;
-    sh.kept[1] = kd;
-    sh.batch = n;
-    sh.inChannels = c;
-    sh.outChannels = c;
-    sh.hasSkip = activation != 0;
     core::SpectralConvAttrs attrs;
-    attrs.rank = 2;
-    attrs.modesLow[0] = low;
-    attrs.modesLow[1] = kd;
-    attrs.activation = static_cast<core::Activation>(activation);
+    planeLayer(S1, S2, K1, low, kd, n, c, c, activation, sh, attrs);
     cuda::setFftPlaneOverride(threads);
     const cuda::SeparablePlan sp = cuda::planSeparable(sh, &attrs);
     cuda::setFftPlaneOverride(-1);
@@ -728,23 +735,11 @@ template <typename T>
 void runPlaneMix(int S1, int S2, int K1, int low, int kd, int n, int ci, int co, bool sep, bool bias, int activation, int threads,
                  std::mt19937& rng) {
     core::SpectralConvShape sh;
-    sh.rank = 2;
-    sh.spatial[0] = S1;
-    sh.spatial[1] = S2;
-    sh.kept[0] = K1;
-    sh.kept[1] = kd;
-    sh.batch = n;
-    sh.inChannels = ci;
-    sh.outChannels = co;
-    sh.hasBias = bias;
-    sh.hasSkip = activation != 0;
     core::SpectralConvAttrs attrs;
-    attrs.rank = 2;
-    attrs.modesLow[0] = low;
+    planeLayer(S1, S2, K1, low, kd, n, ci, co, activation, sh, attrs);
+    sh.hasBias = bias;
     attrs.modesHigh[0] = K1 - low;
-    attrs.modesLow[1] = kd;
     attrs.separable = sep ? 1 : 0;
-    attrs.activation = static_cast<core::Activation>(activation);
     cuda::setFftPlaneOverride(threads);
     cuda::setMixInC2ROverride(1);
     const cuda::Plan plan = cuda::makePlan(sh, &attrs);
