@@ -11,6 +11,11 @@ the float64 reference (rel-L2 <= 1e-5 fp32), then timed (median after warm-up).
 CPU: host numpy feeds (what a CPU deployment does). CUDA (--device cuda): IOBinding with device
 buffers, TF32 off, with and without ORT's CUDA graph.
 
+--depth L (default 10 on CUDA, 0 = off) adds rows for L layers chained in one model (x -> layer -> ... ->
+layer, every layer sharing the weights; fused: L nodes, unfused: 4 L nodes), one session run per L layers,
+shown per layer (ms per run / L): ORT's per-run host cost shared by L layers as in a deployed model (the
+one-layer rows pay it per layer). Checked against the float64 layer applied L times.
+
     python bench/fused_layer_bench.py --device cpu --threads 2 --out bench/results/fused-cpu
     python bench/fused_layer_bench.py --device cuda --out $OUT/fused-cuda
     (dev tree: TURBOFNO_LIB_DIR=build PYTHONPATH=python python bench/fused_layer_bench.py ...)
@@ -36,8 +41,9 @@ GELU = 1
 TOLERANCE = {np.float32: 1e-5, np.float16: 3e-3}
 
 
-def build_model(n, c, h, w, p, q, k, dtype, rng):
-    """Weights plus the two-branch model; returns (model, x, reference of y)."""
+def build_model(n, c, h, w, p, q, k, dtype, rng, depth=1):
+    """Weights plus the two-branch model, each branch `depth` layers deep (sharing the weights); returns (model,
+    x, reference of y)."""
     from onnx import TensorProto, helper, numpy_helper
 
     from turbofno import _op
@@ -50,14 +56,20 @@ def build_model(n, c, h, w, p, q, k, dtype, rng):
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
     attrs = {_op.ATTR_MODES_LOW: [p, k], _op.ATTR_MODES_HIGH: [q, 0], _op.ATTR_PLUGIN_VERSION: _op.PLUGIN_VERSION,
              _op.ATTR_PLUGIN_NAMESPACE: _op.PLUGIN_NAMESPACE}
-    nodes = [
-        helper.make_node(_op.OP_TYPE, ["x", "W", "b", "Wskip"], ["y_fused"], name="fused", domain=_op.DOMAIN,
-                         **attrs, **{_op.ATTR_ACTIVATION: GELU}),
-        helper.make_node(_op.OP_TYPE, ["x", "W", "b"], ["spec"], name="spectral", domain=_op.DOMAIN, **attrs),
-        helper.make_node("Conv", ["x", "Wskip4"], ["skipped"], name="skip", kernel_shape=[1, 1]),
-        helper.make_node("Add", ["spec", "skipped"], ["pre"], name="add"),
-        helper.make_node("Gelu", ["pre"], ["y_chain"], name="gelu"),
-    ]
+    nodes = []
+    for i in range(depth):  # layer i reads the previous layer's output; the last writes y_fused / y_chain
+        last = i == depth - 1
+        xf, yf = ("x" if i == 0 else f"f{i - 1}"), ("y_fused" if last else f"f{i}")
+        xc, yc, t = ("x" if i == 0 else f"c{i - 1}"), ("y_chain" if last else f"c{i}"), f"_{i}"
+        nodes += [
+            helper.make_node(_op.OP_TYPE, [xf, "W", "b", "Wskip"], [yf], name="fused" + t, domain=_op.DOMAIN,
+                             **attrs, **{_op.ATTR_ACTIVATION: GELU}),
+            helper.make_node(_op.OP_TYPE, [xc, "W", "b"], ["spec" + t], name="spectral" + t, domain=_op.DOMAIN,
+                             **attrs),
+            helper.make_node("Conv", [xc, "Wskip4"], ["skipped" + t], name="skip" + t, kernel_shape=[1, 1]),
+            helper.make_node("Add", ["spec" + t, "skipped" + t], ["pre" + t], name="add" + t),
+            helper.make_node("Gelu", ["pre" + t], [yc], name="gelu" + t),
+        ]
     inits = [numpy_helper.from_array(weight, "W"), numpy_helper.from_array(bias, "b"),
              numpy_helper.from_array(skip, "Wskip"), numpy_helper.from_array(skip.reshape(c, c, 1, 1), "Wskip4")]
     graph = helper.make_graph(nodes, "fused_vs_chain", [helper.make_tensor_value_info("x", elem, [n, c, h, w])],
@@ -66,7 +78,9 @@ def build_model(n, c, h, w, p, q, k, dtype, rng):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20),
                                                     helper.make_opsetid(_op.DOMAIN, _op.OPSET_VERSION_FUSED)])
     model.ir_version = 10
-    ref = spectral_conv(x, weight, bias, skip, modes_low=[p, k], modes_high=[q, 0], activation=GELU)
+    ref = x
+    for _ in range(depth):
+        ref = spectral_conv(ref, weight, bias, skip, modes_low=[p, k], modes_high=[q, 0], activation=GELU)
     assert TensorProto.FLOAT  # onnx imported
     return model, x, ref
 
@@ -103,7 +117,7 @@ def rel_l2(got, ref) -> float:
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
 
 
-def bench_cpu(model, x, ref, dtype, threads, warmup, reps):
+def bench_cpu(model, x, ref, tol, threads, warmup, reps):
     from turbofno.session import make_session
 
     res, fns = {}, {}
@@ -112,8 +126,8 @@ def bench_cpu(model, x, ref, dtype, threads, warmup, reps):
                             intra_op_num_threads=threads, inter_op_num_threads=1, log_severity_level=3)
         y = sess.run(None, {"x": x})[0]
         err = rel_l2(y, ref)
-        if not err <= TOLERANCE[dtype]:
-            raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {TOLERANCE[dtype]:g}")
+        if not err <= tol:
+            raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {tol:g}")
         res[out] = {"rel_l2": err}
         fns[out] = lambda s=sess: s.run(None, {"x": x})
     for out, times in time_pair(fns, warmup, reps).items():
@@ -121,7 +135,7 @@ def bench_cpu(model, x, ref, dtype, threads, warmup, reps):
     return res
 
 
-def bench_cuda(model, x, ref, dtype, warmup, reps, cuda_graph: bool):
+def bench_cuda(model, x, ref, tol, warmup, reps, cuda_graph: bool):
     import onnxruntime as ort
 
     from turbofno.session import make_session
@@ -132,14 +146,14 @@ def bench_cuda(model, x, ref, dtype, warmup, reps, cuda_graph: bool):
         opts = {"use_tf32": "0", "enable_cuda_graph": "1" if cuda_graph else "0"}
         sess = make_session(m.SerializeToString(), providers=[("CUDAExecutionProvider", opts)], log_severity_level=3)
         x_dev = ort.OrtValue.ortvalue_from_numpy(x, "cuda", 0)
-        y_dev = ort.OrtValue.ortvalue_from_shape_and_type(list(ref.shape), dtype, "cuda", 0)
+        y_dev = ort.OrtValue.ortvalue_from_shape_and_type(list(ref.shape), x.dtype, "cuda", 0)
         bind = sess.io_binding()
         bind.bind_ortvalue_input("x", x_dev)
         bind.bind_ortvalue_output(out, y_dev)
         sess.run_with_iobinding(bind)
         err = rel_l2(y_dev.numpy(), ref)
-        if not err <= TOLERANCE[dtype]:
-            raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {TOLERANCE[dtype]:g}")
+        if not err <= tol:
+            raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {tol:g}")
         res[out] = {"rel_l2": err}
         fns[out] = lambda s=sess, b=bind: s.run_with_iobinding(b)
         syncs[out] = bind.synchronize_outputs
@@ -191,6 +205,9 @@ def main(argv=None) -> int:
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--warmup", type=int, default=None)
     parser.add_argument("--fp16", action="store_true", help="also fp16 rows")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="also time DEPTH chained layers per session run, per layer (default 10 on cuda, 1 on cpu; "
+                             "1 = one layer only)")
     parser.add_argument("--check-pruning", action="store_true", help="CPU: verify ORT runs only the fetched branch")
     parser.add_argument("--out", type=Path, required=True, help="output folder (JSON + markdown)")
     args = parser.parse_args(argv)
@@ -203,26 +220,34 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     rows = []
     dtypes = [np.float32] + ([np.float16] if args.fp16 else [])
+    depth = args.depth if args.depth is not None else (10 if args.device == "cuda" else 1)
+    if depth < 1:
+        parser.error(f"--depth must be >= 1, got {depth}")
+    depths = [1] + ([depth] if depth > 1 else [])
     for s in shapes:
         n, c, h, w, p, q, k = (s[key] for key in ("batch", "channels", "h", "w", "p", "q", "k"))
-        for dtype in dtypes:
-            model, x, ref = build_model(n, c, h, w, p, q, k, dtype, rng)
+        for dtype, layers in ((dt, L) for dt in dtypes for L in depths):
+            model, x, ref = build_model(n, c, h, w, p, q, k, dtype, rng, layers)
             name = f"{n}x{c}x{h}x{w} p{p} q{q} k{k} {np.dtype(dtype).name}"
+            tol = TOLERANCE[dtype]
+            per = "" if layers == 1 else f" x{layers} (per layer)"
             variants = {}
             if args.device == "cpu":
-                variants["ORT CPU"] = bench_cpu(model, x, ref, dtype, args.threads, warmup, reps)
+                variants["ORT CPU" + per] = bench_cpu(model, x, ref, tol, args.threads, warmup, reps)
             else:
-                variants["ORT CUDA IOBinding"] = bench_cuda(model, x, ref, dtype, warmup, reps, False)
-                variants["ORT CUDA graph"] = bench_cuda(model, x, ref, dtype, warmup, reps, True)
+                variants["ORT CUDA IOBinding" + per] = bench_cuda(model, x, ref, tol, warmup, reps, False)
+                variants["ORT CUDA graph" + per] = bench_cuda(model, x, ref, tol, warmup, reps, True)
             for label, r in variants.items():
+                for out in r.values():  # ms per layer
+                    out["ms_all"] = [t / layers for t in out["ms_all"]]
                 fused = statistics.median(r["y_fused"]["ms_all"])
                 chain = statistics.median(r["y_chain"]["ms_all"])
                 fused_min, chain_min = min(r["y_fused"]["ms_all"]), min(r["y_chain"]["ms_all"])
-                rows.append({"shape": name, "variant": label, "fused_ms": fused, "chain_ms": chain,
+                rows.append({"shape": name, "variant": label, "layers": layers, "fused_ms": fused, "chain_ms": chain,
                              "speedup": chain / fused, "fused_min_ms": fused_min, "chain_min_ms": chain_min,
                              "speedup_min": chain_min / fused_min, "rel_l2_fused": r["y_fused"]["rel_l2"],
                              "rel_l2_chain": r["y_chain"]["rel_l2"], "raw": r})
-                print(f"{name:38s} {label:20s} fused {fused:8.3f} ms  chain {chain:8.3f} ms  {chain / fused:5.2f}x"
+                print(f"{name:38s} {label:34s} fused {fused:8.3f} ms  chain {chain:8.3f} ms  {chain / fused:5.2f}x"
                       f"  (min {fused_min:.3f} / {chain_min:.3f} ms, {chain_min / fused_min:.2f}x)", flush=True)
             if args.check_pruning and args.device == "cpu":
                 rows[-1]["pruning"] = check_pruning(model, x, args.threads)
@@ -232,7 +257,10 @@ def main(argv=None) -> int:
     lines = [f"# Fused layer vs SpectralConv + Conv + Add + Gelu ({args.device}, {meta['date']})", "",
              f"{meta['machine']}; commit {meta['commit']}; onnxruntime {meta['onnxruntime']}; "
              f"median (and minimum) of {reps} after {warmup} warm-up, the two sessions alternating run by run; "
-             f"threads {args.threads}.", "",
+             f"threads {args.threads}."
+             + (f" 'xL (per layer)': L layers chained in one model (shared weights), one session run per L layers, "
+                "ms per layer = ms per run / L (ORT's per-run cost shared as in a deployed model); checked against "
+                "the float64 layer applied L times (same rel-L2 bound)." if depth > 1 else ""), "",
              "| shape (N x C x H x W, modes) | variant | fused ms | unfused chain ms | chain / fused "
              "| fused min ms | chain min ms | chain / fused (min) | rel-L2 fused |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]

@@ -43,3 +43,15 @@ def test_fused_layer_bench_cpu_quick(tmp_path):
     data = json.loads((out / "fused_layer.json").read_text())
     (row,) = data["rows"]
     assert row["fused_ms"] > 0 and row["chain_ms"] > 0 and row["rel_l2_fused"] <= 1e-5
+
+
+def test_fused_layer_bench_chained_layers(tmp_path):
+    """--depth: the layers chained in one model, checked against the float64 layer applied that often."""
+    out = tmp_path / "fl3"
+    _run("fused_layer_bench.py", "--device", "cpu", "--quick", "--threads", "1", "--depth", "3", "--out", str(out),
+         tmp_path=tmp_path)
+    data = json.loads((out / "fused_layer.json").read_text())
+    assert [(r["variant"], r["layers"]) for r in data["rows"]] == [("ORT CPU", 1), ("ORT CPU x3 (per layer)", 3)]
+    for r in data["rows"]:
+        assert r["fused_ms"] > 0 and r["chain_ms"] > 0 and r["rel_l2_fused"] <= 1e-5 and r["rel_l2_chain"] <= 1e-5
+    assert "x3 (per layer)" in (out / "fused_layer.md").read_text()
