@@ -346,6 +346,10 @@ __device__ __forceinline__ bool fftC2RPack(float2 xa, float2 xb, int k, int N2, 
     return partner;
 }
 
+// Spectrum index of kept row m: the low block's rows m < kP stay, the high block's move up by kOff (the column
+// passes' gather of the kept rows on the forward, their scatter on the inverse).
+__device__ __forceinline__ int fftKeptRowIndex(int m, int kP, int kOff) { return m < kP ? m : m + kOff; }
+
 // The inverse column pass's input: the K kept rows of `lines` columns (column l, row k at src[l * colStride + k *
 // rowStride]) written to spectrum index k (k < kP) or k + kOff (the high block) of the zeroed shared columns, dropped
 // at or beyond kLimit; 4 loads in flight per thread. invLines = 1 / lines.
@@ -366,7 +370,7 @@ __device__ __forceinline__ void fftScatterKeptRows(const float2* src, int colStr
         for (int b = 0; b < kBatch; ++b) {
             const int e = e0 + b * THREADS;
             const int k = fftDiv(e, invLines), l = e - k * lines;
-            const int f = k < kP ? k : k + kOff;
+            const int f = fftKeptRowIndex(k, kP, kOff);
             if (e < K * lines && f < kLimit) sm.at(l, f) = v[b];
         }
     }
@@ -633,7 +637,7 @@ __global__ void __launch_bounds__(kFftThreads) fftColumnPassKernel(DftPass p, co
         allowDependentLaunch();
         for (int e = tid; e < p.M * lines; e += kFftThreads) {
             const int m = fftDiv(e, invLines), l = e - m * lines;
-            dst[cBase + l * p.c.innerStride + m * p.c.rowStride] = sm.at(l, m < p.mP ? m : m + p.mOff);
+            dst[cBase + l * p.c.innerStride + m * p.c.rowStride] = sm.at(l, fftKeptRowIndex(m, p.mP, p.mOff));
         }
     } else {
         for (int e = tid; e < lines * pitch; e += kFftThreads) buf[e] = make_float2(0.f, 0.f);

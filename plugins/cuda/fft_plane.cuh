@@ -67,7 +67,7 @@ __device__ __forceinline__ void mixPlaneIntoColumns(const DftPass& p, const floa
     const float2* xn = specIn + static_cast<size_t>(n) * cin * kall;
     auto put = [&](int q, float2 v) {
         const int m = q / kd, k = q - m * kd;
-        const int f = m < kP ? m : m + kOff;
+        const int f = fftKeptRowIndex(m, kP, kOff);
         if (f < kLimit) cols.at(k, f) = v;
     };
     for (int t = threadIdx.x; t < Q * G; t += THREADS) {
@@ -77,18 +77,7 @@ __device__ __forceinline__ void mixPlaneIntoColumns(const DftPass& p, const floa
         if (G == 1) put(q, acc);
         else red[t] = acc;
     }
-    if (G > 1) {
-        __syncthreads();
-        for (int q = threadIdx.x; q < Q; q += THREADS) {  // fixed order over the groups
-            float2 acc = red[q];
-            for (int j = 1; j < G; ++j) {
-                const float2 v = red[j * Q + q];
-                acc.x += v.x;
-                acc.y += v.y;
-            }
-            put(q, acc);
-        }
-    }
+    if (G > 1) sumChannelGroups<THREADS>(red, Q, G, put);
     __syncthreads();
 }
 
@@ -137,7 +126,7 @@ __global__ void __launch_bounds__(THREADS) fftPlaneForwardKernel(DftPass r2c, Df
     float2* out = spec + plane * col.c.outerStride;
     for (int e = tid; e < col.M * kd; e += THREADS) {
         const int m = fftDiv(e, invKd), k = e - m * kd;
-        out[k * col.c.innerStride + m * col.c.rowStride] = cols.at(k, m < col.mP ? m : m + col.mOff);
+        out[k * col.c.innerStride + m * col.c.rowStride] = cols.at(k, fftKeptRowIndex(m, col.mP, col.mOff));
     }
 }
 

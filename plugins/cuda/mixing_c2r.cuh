@@ -56,6 +56,23 @@ __device__ __forceinline__ void mixBinPartial(bool separable, const float2* xn, 
     }
 }
 
+// The channel groups' sum (G > 1), in a fixed order (deterministic): red[j * Q + q] holds group j's partial sum of
+// bin q; put(q, sum) for every q < Q. Starts with a barrier (the other threads' partial sums); call with every
+// thread of the block.
+template <int THREADS, class Put>
+__device__ __forceinline__ void sumChannelGroups(const float2* __restrict__ red, int Q, int G, Put put) {
+    __syncthreads();
+    for (int q = threadIdx.x; q < Q; q += THREADS) {
+        float2 acc = red[q];
+        for (int j = 1; j < G; ++j) {
+            const float2 v = red[j * Q + q];
+            acc.x += v.x;
+            acc.y += v.y;
+        }
+        put(q, acc);
+    }
+}
+
 // Z[l * K + k] for the block's lines line0 .. line0 + L - 1 (lines past p.N: zero); zmix / red in shared
 // memory (mixC2RSmemBytes). Call after the grid-dependency wait (X comes from the previous kernel) with
 // every thread of the block; ends with a barrier.
@@ -97,18 +114,7 @@ __device__ __forceinline__ void mixBinsForLines(const DftPass& p, const float2* 
         if (G == 1) zmix[q] = acc;
         else red[t] = acc;
     }
-    if (G > 1) {
-        __syncthreads();
-        for (int q = threadIdx.x; q < Q; q += THREADS) {  // fixed order over the groups
-            float2 acc = red[q];
-            for (int j = 1; j < G; ++j) {
-                const float2 v = red[j * Q + q];
-                acc.x += v.x;
-                acc.y += v.y;
-            }
-            zmix[q] = acc;
-        }
-    }
+    if (G > 1) sumChannelGroups<THREADS>(red, Q, G, [&](int q, float2 v) { zmix[q] = v; });
     __syncthreads();
 }
 
