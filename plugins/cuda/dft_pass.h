@@ -58,7 +58,7 @@ struct DftPass {
     int biasMod = 1;
     int addY = 0;             // kC2R: add the value already in y (the fused layer's skip, skip_gemm.cuh)
     int activation = 0;       // kC2R: core::Activation applied last (0: identity)
-    int tileM = 64;           // block tile rows (16, 32, 64 or 128; columns = 4096 / tileM)
+    int tileM = 64;           // block tile rows (16, 32 or 64: passTileM; columns = 4096 / tileM)
     int tensorCores = 0;      // 1: the products run on tensor cores in 3xTF32 (mma_tf32.cuh), else fp32 FMA
     // 1 runs the pass as an in-shared-memory FFT (fft_pass.cuh) instead of the GEMM (tileM / tensorCores /
     // kPerSplit are then unused). kR2C / kC2R: S in [kFftMinLen, kFftMaxLen] with S / 2 = 2^a 3^b 5^c,
@@ -219,7 +219,7 @@ TURBOFNO_HOST_DEVICE constexpr size_t mixC2RSmemBytes(int L, int K, int G) {
 }
 
 // Shared memory of an FFT pass block at most: 48 KB (no opt-in) for blocks of several lines and for
-// column FFTs; a block of one long line (8192 points: 82 KB with its tables) opts in up to kFftSmemMax.
+// column FFTs; a block of one long line (8192 points: about 84 KB with its tables) opts in up to kFftSmemMax.
 constexpr size_t kFftSmemLimit = 48 * 1024;
 constexpr size_t kFftSmemMax = 96 * 1024;  // the plan's shared-memory budget (plan.h, kSmemBudget, asserted there)
 constexpr size_t fftSmemAllowed(int lines) { return lines == 1 ? kFftSmemMax : kFftSmemLimit; }

@@ -8,7 +8,7 @@
 // activation) with O(S log S) work per line instead of O(S * kept). The row FFTs:
 //
 // A block of 256 threads owns L lines (DftPass::fftLines, L * S <= kFftLineBudget = 8192 reals, and
-// fftSmemBytes(S, L) <= 48 KB; a block of one long line opts in to more, fftSmemAllowed: 82 KB at 8192
+// fftSmemBytes(S, L) <= 48 KB; a block of one long line opts in to more, fftSmemAllowed: about 84 KB at 8192
 // points). Line l's S reals are N2 = S / 2 complex values z[j] = (v[2j], v[2j+1]);
 // a complex FFT of length N2 runs over every line as Stockham autosort stages (natural order in and
 // out) of radix R = 2, 3, 4, 5, 8 or 16 (DftPass::fftRadices, fft_radix.cuh): with p = the product of

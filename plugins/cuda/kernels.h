@@ -11,7 +11,7 @@ namespace cuda {
 
 // Enqueues forward DFT, mixing and inverse DFT for element type T and LEAD = d - 1 leading axes.
 template <typename T, int LEAD>
-// skipWeight: the fused layer's [Cout, Cin] 1x1 skip or nullptr (separable algorithm only).
+// skipWeight: the fused layer's [Cout, Cin] 1x1 skip or nullptr (either algorithm: skip_gemm.cuh).
 cudaError_t launchLayer(const Plan& plan, const void* x, const void* weight, const void* bias, const void* skipWeight,
                         void* y, void* workspace, cudaStream_t stream);
 

@@ -1,4 +1,4 @@
-// Mixing for small weight tensors (g.mixFlat, plan.cpp): Y[n, o, m] = sum_i X[n, i, m] W[i, o, m] with
+// Mixing for small weight tensors (g.mixFlatOmWarps > 0, plan.cpp): Y[n, o, m] = sum_i X[n, i, m] W[i, o, m] with
 // lanes over the flattened index om = o * Kall + m instead of over m alone.
 //
 // Why: the tiled kernel (mixing.cuh) puts 32 consecutive modes on the lanes and streams every weight

@@ -42,7 +42,7 @@ struct SeparablePlan {
 // memory (lines and tables, fftSmemBytes) within 48 KB (one-line blocks: kFftSmemMax, fftSmemAllowed),
 // fewer lines where the grid would have less than kFftTargetBlocks blocks.
 constexpr int kFftMinLen = 8;
-// 8192 points: one line per block (82 KB of shared memory with its tables, fftSmemAllowed).
+// 8192 points: one line per block (about 84 KB of shared memory with its tables, fftSmemAllowed).
 constexpr int kFftMaxLen = 8192;
 constexpr int kFftLineBudget = 8192;
 constexpr int kFftTargetBlocks = 264;  // 2 blocks per SM on a 132-SM H100 / H200

@@ -1,7 +1,7 @@
 // The fused layer's 1x1 skip (docs/op.md, op version 2): y[n, o, p] = sum_c W[o, c] x[n, c, p],
-// written to y before the separable algorithm's C2R pass, whose epilogue adds the spectral part,
-// the bias and the activation in place (so x is read once for the skip and y written twice, instead
-// of ORT's Conv + Add + activation chain of separate tensors).
+// written to y before the layer's last kernel (the C2R pass, or the fused plane's inverse), whose
+// epilogue adds the spectral part, the bias and the activation in place (so x is read once for the skip
+// and y written twice, instead of ORT's Conv + Add + activation chain of separate tensors).
 // Two kernels: the tensor-core one (skip_gemm_tc.cuh, 3xTF32, the default) and the plain fp32 FMA
 // one below, kept as a reference for tests and timing (Plan::skipTc, setSkipTcOverride in plan.h).
 #pragma once
