@@ -66,6 +66,18 @@ done
 for f in "$@"; do
     split_for_device "$f" "$(basename "$f")"
 done
+# parts split before the tracked tree grew may no longer fit a call: split those sets again
+for first in .xfer/*.1of[0-9]*; do
+    [ -e "$first" ] || continue
+    name=${first%.1of*} n=${first##*.1of}
+    parts=()
+    for i in $(seq 1 "$n"); do parts+=("$name.${i}of$n"); done
+    if [ "$(stat -c %s "${parts[@]}" | sort -n | tail -1)" -gt "$ROOM" ]; then
+        cat "${parts[@]}" > /tmp/pack_resplit && split_for_device /tmp/pack_resplit "$(basename "$name")"
+        rm -f /tmp/pack_resplit
+        echo "split again: $(basename "$name")"
+    fi
+done
 
 # the pieces, largest first, and a first-fit grouping into calls
 echo "tracked tree $((TREE / 1000000)) MB; each call carries up to $((ROOM / 1000000)) MB more"
