@@ -15,7 +15,7 @@
 # the other within the device's idle limit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-LIMIT=$((64 * 1024 * 1024))
+LIMIT=${CARRY_LIMIT:-$((64 * 1024 * 1024))}  # bytes one device call carries
 TREE=$(git ls-files -z | xargs -0 du -cb 2> /dev/null | tail -1 | cut -f1)
 ROOM=$((LIMIT - TREE - 1024 * 1024))  # what one call can carry besides the tree (1 MiB to spare)
 mkdir -p .xfer .device .device_tests
@@ -88,6 +88,8 @@ echo "$pieces" | awk -v room="$ROOM" '
     {size[NR] = $1; name[NR] = $2}
     END {
         for (i = 1; i <= NR; ++i) {
+            if (size[i] > room)
+                printf "WARNING: %s (%d MB) does not fit one call: pass its file(s) as FILE to split them\n", name[i], size[i] / 1000000
             for (c = 1; c <= calls && used[c] + size[i] > room; ++c) {}
             if (c > calls) calls = c
             used[c] += size[i]; items[c] = items[c] " \"" name[i] "\""
