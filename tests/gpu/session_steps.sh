@@ -16,7 +16,10 @@
 #   STEP=ncu     tests/gpu/ncu_model.sh for NCU_MODELS (default: burgers 32 burgers 1)
 #   STEP=skip    tests/gpu/skip_tc_check.sh (skip GEMM tiles and the skip / R2C co-launch: accuracy, timing,
 #                memcheck, racecheck)
-#   STEP=layers  bench/gpu_bench.py (BENCH_PATHS, BENCH_CONFIG, BENCH_ARGS) and the fused-layer benchmark (FUSED=0: skipped)
+#   STEP=layers  bench/gpu_bench.py (BENCH_PATHS, BENCH_CONFIG, BENCH_ARGS) and the fused-layer benchmark, one layer per
+#                run (FUSED=0: skipped)
+#   STEP=fused   the fused-layer benchmark with 10 chained layers per run as well (its float64 references of 10
+#                layers take most of a call)
 #   STEP=demo    turbofno demo --device cuda
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -106,8 +109,11 @@ case "${STEP:-kernel}" in
     python3 bench/gpu_bench.py --out "$OUT/gpu-bench" --paths "${BENCH_PATHS-fused,separable}" ${BENCH_CONFIG:+--config $BENCH_CONFIG} \
       ${BENCH_ARGS:-} > "$OUT/gpu_bench.log" 2>&1 || rc=$?
     tail -12 "$OUT/gpu_bench.log"
-    [ "${FUSED:-1}" = 1 ] && timeout 200 python3 bench/fused_layer_bench.py --device cuda --out "$OUT/fused-cuda" > "$OUT/fused_layer.log" 2>&1
+    [ "${FUSED:-1}" = 1 ] && timeout 200 python3 bench/fused_layer_bench.py --device cuda --depth 1 --out "$OUT/fused-cuda" > "$OUT/fused_layer.log" 2>&1
     tail -12 "$OUT/fused_layer.log" 2>/dev/null ;;
+  fused)
+    timeout 540 python3 bench/fused_layer_bench.py --device cuda --out "$OUT/fused-cuda" > "$OUT/fused_layer.log" 2>&1 || rc=$?
+    tail -20 "$OUT/fused_layer.log" ;;
   demo)
     python3 -m turbofno demo --device cuda --batch 8 --out "$OUT/demo" > "$OUT/demo_cuda.log" 2>&1 || rc=$?
     tail -40 "$OUT/demo_cuda.log" ;;
