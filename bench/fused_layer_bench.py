@@ -117,6 +117,14 @@ def rel_l2(got, ref) -> float:
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
 
 
+def checked_rel_l2(out, got, ref, dtype) -> float:
+    """rel-L2 of `got` against the float64 reference; stops the run when above the dtype's bound (never timed)."""
+    err = rel_l2(got, ref)
+    if not err <= TOLERANCE[dtype]:
+        raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {TOLERANCE[dtype]:g}")
+    return err
+
+
 def bench_cpu(model, x, ref, dtype, threads, warmup, reps):
     from turbofno.session import make_session
 
@@ -125,10 +133,7 @@ def bench_cpu(model, x, ref, dtype, threads, warmup, reps):
         sess = make_session(_only_output(model, out).SerializeToString(), providers=["CPUExecutionProvider"],
                             intra_op_num_threads=threads, inter_op_num_threads=1, log_severity_level=3)
         y = sess.run(None, {"x": x})[0]
-        err = rel_l2(y, ref)
-        if not err <= TOLERANCE[dtype]:
-            raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {TOLERANCE[dtype]:g}")
-        res[out] = {"rel_l2": err}
+        res[out] = {"rel_l2": checked_rel_l2(out, y, ref, dtype)}
         fns[out] = lambda s=sess: s.run(None, {"x": x})
     for out, times in time_pair(fns, warmup, reps).items():
         res[out]["ms_all"] = times
@@ -151,10 +156,7 @@ def bench_cuda(model, x, ref, dtype, warmup, reps, cuda_graph: bool):
         bind.bind_ortvalue_input("x", x_dev)
         bind.bind_ortvalue_output(out, y_dev)
         sess.run_with_iobinding(bind)
-        err = rel_l2(y_dev.numpy(), ref)
-        if not err <= TOLERANCE[dtype]:
-            raise SystemExit(f"{out}: rel-L2 {err:.2e} vs float64 > {TOLERANCE[dtype]:g}")
-        res[out] = {"rel_l2": err}
+        res[out] = {"rel_l2": checked_rel_l2(out, y_dev.numpy(), ref, dtype)}
         fns[out] = lambda s=sess, b=bind: s.run_with_iobinding(b)
         syncs[out] = bind.synchronize_outputs
     for out, times in time_pair(fns, warmup, reps, syncs).items():
