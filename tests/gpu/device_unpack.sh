@@ -4,6 +4,8 @@
 # ignored build-gpu/, so later calls find what earlier ones unpacked.
 #   .device/*.gz        -> build-gpu/ (ORT library into ort_op/, ctypes shim) and the build info into build-gpu/ort_op/
 #   .device_tests/*.gz  -> build-gpu/tests/cpp/
+#   .device_trt/*.gz    -> build-trt-gpu/ (the TensorRT plugin library into trt_plugin/, trt_harness into tests/cpp/;
+#                          run_trt_harness.sh with PREBUILT=1 uses them)
 #   .xfer/NAME.IofN     -> /tmp/parts/; once all N parts of NAME are there: NAME (*.tar.xz) unpacked into
 #                          /tmp/ortgpu (onnxruntime-gpu), NAME (*.whl) installed into /tmp/pydeps
 #   .whl*/*.whl         -> installed into /tmp/pydeps (no index, no dependency resolution), once per wheel
@@ -28,6 +30,13 @@ done
 [ -f .device/turbofno_build_info.json ] && cp .device/turbofno_build_info.json build-gpu/ort_op/
 for f in .device_tests/*.gz; do
     [ -e "$f" ] && unzip_into build-gpu/tests/cpp "$f"
+done
+for f in .device_trt/*.gz; do
+    [ -e "$f" ] || continue
+    case $(basename "$f") in
+        libturbofno_trt.so.gz) mkdir -p build-trt-gpu/trt_plugin && unzip_into build-trt-gpu/trt_plugin "$f" ;;
+        *) mkdir -p build-trt-gpu/tests/cpp && unzip_into build-trt-gpu/tests/cpp "$f" ;;
+    esac
 done
 
 for f in .xfer/*.[0-9]*of[0-9]*; do
@@ -63,5 +72,6 @@ done
 
 [ -f .device/packed_at ] && echo "libraries packed at $(cat .device/packed_at)"
 echo "build-gpu: $(cd build-gpu && ls ort_op/libturbofno_ort.so libtfno_capi.so tests/cpp/* 2> /dev/null | tr '\n' ' ')"
+[ -d build-trt-gpu ] && echo "build-trt-gpu: $(cd build-trt-gpu && ls trt_plugin/libturbofno_trt.so tests/cpp/trt_harness 2> /dev/null | tr '\n' ' ')"
 [ -d /tmp/ortgpu/onnxruntime ] && echo "onnxruntime-gpu: /tmp/ortgpu"
 echo "python packages in /tmp/pydeps: $(ls /tmp/pydeps/.done | wc -l) wheels"

@@ -8,6 +8,7 @@
 #    (~69 MB instead of 256 MB) split into .xfer/ort-gpu.tar.xz.IofN. Skipped when those parts exist;
 #    ORT_TARXZ=FILE splits such a tarball made before instead.
 # 2. build-gpu's ORT library, ctypes shim and build info into .device/, its test binaries into .device_tests/,
+#    build-trt-gpu's TensorRT plugin library and harness (where built: tests/gpu/README) into .device_trt/,
 #    stripped, PTX zeroed, gzipped.
 # 3. every FILE given (e.g. a wheel the device lacks, such as scipy's for the demo) split into .xfer/NAME.IofN.
 # Folders of small wheels (.whl*/, e.g. neuraloperator and its pure-Python dependencies for cp312) are carried as
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/../.."
 LIMIT=${CARRY_LIMIT:-$((64 * 1024 * 1024))}  # bytes one device call carries
 TREE=$(git ls-files -z | xargs -0 du -cb 2> /dev/null | tail -1 | cut -f1)
 ROOM=$((LIMIT - TREE - 1024 * 1024))  # what one call can carry besides the tree (1 MiB to spare)
-mkdir -p .xfer .device .device_tests
+mkdir -p .xfer .device .device_tests .device_trt
 
 split_for_device() {  # split_for_device FILE NAME: .xfer/NAME.IofN, each part <= ROOM bytes
     local size n i
@@ -63,6 +64,9 @@ echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- plugins ort_op trt
 for f in test_cuda_kernel test_cuda_mlp; do
     [ -f "build-gpu/tests/cpp/$f" ] && pack .device_tests "build-gpu/tests/cpp/$f"
 done
+for f in build-trt-gpu/trt_plugin/libturbofno_trt.so build-trt-gpu/tests/cpp/trt_harness; do
+    [ -f "$f" ] && pack .device_trt "$f"
+done
 for f in "$@"; do
     split_for_device "$f" "$(basename "$f")"
 done
@@ -81,7 +85,7 @@ done
 
 # the pieces, largest first, and a first-fit grouping into calls
 echo "tracked tree $((TREE / 1000000)) MB; each call carries up to $((ROOM / 1000000)) MB more"
-pieces=$(for p in .device .device_tests .whl*/ .xfer/*of[0-9]*; do
+pieces=$(for p in .device .device_tests .device_trt .whl*/ .xfer/*of[0-9]*; do
     [ -e "$p" ] && echo "$(du -cb "$p" | tail -1 | cut -f1) ${p%/}"
 done | sort -rn)
 echo "$pieces" | awk -v room="$ROOM" '

@@ -10,7 +10,9 @@
 # TensorRT headers: TENSORRT_INCLUDE_DIR, a TensorRT install, or .deps/tensorrt-10.14.1/include in
 # this checkout (create it on a machine with network: python cmake/fetch_tensorrt_headers.py
 # .deps/tensorrt-10.14.1/include, and copy the folder along).
-# Environment: OUT, BUILD_DIR (default build-trt-gpu), CUDA_ARCH (default 90), JOBS, PYTHON.
+# Environment: OUT, BUILD_DIR (default build-trt-gpu), CUDA_ARCH (default 90), JOBS, PYTHON; PREBUILT=1 skips
+# steps 1's configure and build (BUILD_DIR already holds libturbofno_trt.so and trt_harness, e.g. built elsewhere and
+# carried in with tests/gpu/pack_for_device.sh / device_unpack.sh).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$PWD
@@ -58,12 +60,16 @@ CMAKE_ARGS=(-S "$ROOT" -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelW
             -DTURBOFNO_USE_CUDA=ON -DTURBOFNO_BUILD_TRT=ON -DTURBOFNO_BUILD_ORT=OFF -DTURBOFNO_BUILD_TESTS=ON)
 if [ -n "${TENSORRT_INCLUDE_DIR:-}" ]; then CMAKE_ARGS+=(-DTENSORRT_INCLUDE_DIR="$TENSORRT_INCLUDE_DIR"); fi
 
-step "configure" "$OUT/configure.log" cmake "${CMAKE_ARGS[@]}" || { echo "configure failed"; exit 1; }
-step "build" "$OUT/build.log" cmake --build "$BUILD_DIR" -j "$JOBS" --target turbofno_trt trt_harness \
-  || { echo "build failed"; exit 1; }
-
 LIB=$BUILD_DIR/trt_plugin/libturbofno_trt.so
 HARNESS=$BUILD_DIR/tests/cpp/trt_harness
+if [ "${PREBUILT:-0}" = 1 ]; then
+  [ -x "$LIB" ] && [ -x "$HARNESS" ] || { echo "PREBUILT=1 but $LIB or $HARNESS is missing"; exit 1; }
+  echo "PREBUILT=1: using $LIB and $HARNESS as they are" | tee -a "$SUMMARY"
+else
+  step "configure" "$OUT/configure.log" cmake "${CMAKE_ARGS[@]}" || { echo "configure failed"; exit 1; }
+  step "build" "$OUT/build.log" cmake --build "$BUILD_DIR" -j "$JOBS" --target turbofno_trt trt_harness \
+    || { echo "build failed"; exit 1; }
+fi
 nm -D --defined-only "$LIB" > "$OUT/exported_symbols.txt" 2>&1 || true
 
 step "harness (CPU checks + GPU enqueue vs float64 reference)" "$OUT/harness.log" \
