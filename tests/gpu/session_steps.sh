@@ -3,7 +3,7 @@
 # logs under $OUT (the device tool returns at most 8 files: each step writes a few, the rest goes
 # into a tarball). Needs onnxruntime-gpu on PYTHONPATH for the ort / models / demo steps and
 # neuraloperator (+ its pure-Python dependencies) for the models / demo steps (../shared/device).
-#   STEP=kernel  the kernel suite (run_suite.sh PARTS=kernel, quick verify, fewer sanitizer runs)
+#   STEP=kernel  the kernel suite (run_suite.sh PARTS=kernel, quick verify, fewer sanitizer runs unless SAN_RUNS)
 #                and the TensorRT harness (incl. its GPU enqueue)
 #   STEP=ort     run_suite.sh PARTS=ort (ORT CUDA EP tests, PointwiseMLP, MLP fusion, stress)
 #   STEP=models  bench/model_bench.py (+ the kernel-level model profile)
@@ -50,7 +50,7 @@ profile_models() {
 case "${STEP:-kernel}" in
   kernel)
     mkdir -p "$OUT/suite"
-    PARTS=kernel VERIFY_ARGS="--quick --paths auto,fused,separable" SAN_RUNS="separable:memcheck racecheck;auto:memcheck racecheck" \
+    PARTS=kernel VERIFY_ARGS="--quick --paths auto,fused,separable" SAN_RUNS="${SAN_RUNS:-separable:memcheck racecheck;auto:memcheck racecheck}" \
       OUT=$OUT/suite timeout 420 bash tests/gpu/run_suite.sh > "$OUT/suite/console.log" 2>&1 || rc=$?
     grep -E "^=== .*rc=|suite done|passed|FAIL" "$OUT/suite/gpu_suite.log" | grep -v "^ok" | tail -40
     mkdir -p "$OUT/trt"  # builds build-trt-gpu, runs the harness (CPU + GPU enqueue of both ops) and its sanitizers (TRT=0: skipped)
