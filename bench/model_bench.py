@@ -12,13 +12,15 @@ dynamic-axes export through make_session(input_shapes=...) (its shape arithmetic
 
 fp32 with TF32 off on both sides (PyTorch matmul + cuDNN; ORT's CUDA EP use_tf32=0). Every ORT
 output is checked against PyTorch fp32 (relative L2, in the table) before it is timed. --fp16 adds
-PyTorch fp16 eager / graph rows where cuFFT allows (power-of-two sizes); ORT fp16 is not measured
-(the exporter writes fp32 graphs and no fp16 graph conversion is installed). On a machine without
+an fp16 row per batch: PyTorch fp16 eager / graph where cuFFT allows (power-of-two sizes), and the
+static export converted by turbofno.export.fp16 (float16 data path, weights and I/O) in ORT (CUDA:
+IOBinding and CUDA graph with half buffers; CPU: ORT CPU), each checked against PyTorch fp32 with
+FP16_ACCURACY_TOL. On a machine without
 CUDA only the CPU columns run (PyTorch eager on CPU, ORT CPU), which is how CI smoke-tests this
 script (--quick: tiny models, batch 1 and 2).
 
 Writes model_bench.json, model_bench.md and model_bench.png to --out, with date, GPU and commit. Exit status 1
-when an ORT output is above 1e-5 (rel-L2) from PyTorch and from PyTorch's CPU forward (accuracy_failures);
+when an ORT output is above 1e-5 (fp16 rows: 5e-3) (rel-L2) from PyTorch and from PyTorch's CPU forward (accuracy_failures);
 PyTorch's own departures (its CUDA forward from its CPU one, torch.compile) are notes in the table only.
 
     python bench/model_bench.py --out $OUT/model-bench                 # GPU machine, everything
@@ -54,6 +56,7 @@ COLUMNS = [  # (key, header)
     ("ort_cpu", "ORT CPU"),
 ]
 ACCURACY_TOL = 1e-5  # fp32 whole-model rel-L2, ORT vs PyTorch (issue 10 target)
+FP16_ACCURACY_TOL = 5e-3  # fp16 rows: rel-L2 against PyTorch fp32 (fp16 I/O and weights round at ~5e-4)
 
 
 def find_spec(name: str, config: Path = ROOT / "bench" / "configs" / "model_bench.json") -> dict:
@@ -174,28 +177,60 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
                              input_shapes={cpu_session.get_inputs()[0].name: tuple(x.shape)}), x_np, out_shape))
         rows.append(row)
         print(_row_line(row), flush=True)
-        if cuda and args.fp16:
-            rows.append(fp16_row(spec, dev_model, x_dev, batch, shape, args))
+        if args.fp16:
+            rows.append(fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda, fuse, tmp))
             print(_row_line(rows[-1]), flush=True)
     return rows
 
 
-def fp16_row(spec, dev_model, x_dev, batch, shape, args) -> dict:
-    import copy
-
+def fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda: bool, fuse: bool, tmp: Path) -> dict:
+    """The batch's fp16 row: PyTorch in half precision (CUDA) and our export in float16 (turbofno.export.fp16) in
+    ORT, every output against PyTorch fp32 (y_ref)."""
     from turbofno import timing
+    from turbofno.export import export
+    from turbofno.export.fp16 import convert_to_fp16
+    from turbofno.session import make_session
 
     row = {"model": spec["name"], "batch": batch, "input": [batch, *shape], "dtype": "fp16", "ms": {}, "rel_l2": {},
-           "notes": ["ORT fp16 not measured (fp32 export only)"]}
-    try:
+           "notes": []}
+
+    def timed(key, make):
+        try:
+            fn, out = make()
+            fn()
+            err = rel_l2(np.asarray(out(), np.float32), y_ref)
+            row["rel_l2"][key] = err
+            if not err <= FP16_ACCURACY_TOL:
+                row["notes"].append(f"{key}: rel-L2 vs PyTorch fp32 {err:.2e} > {FP16_ACCURACY_TOL:g}")
+            row["ms"][key] = timing.median_ms(fn, min_time=args.min_time)
+        except Exception as err:  # noqa: BLE001 - e.g. cuFFT half precision needs power-of-two sizes
+            row["notes"].append(f"{key}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+            if os.environ.get("TURBOFNO_DEBUG"):
+                traceback.print_exc()
+
+    if cuda:
         half = copy.deepcopy(dev_model).half()
         xh = x_dev.half()
-        run, _ = timing.torch_eager(half, xh)
-        row["ms"]["torch_eager"] = timing.median_ms(run, min_time=args.min_time)
-        replay, _ = timing.torch_cuda_graph(half, xh)
-        row["ms"]["torch_graph"] = timing.median_ms(replay, min_time=args.min_time)
-    except Exception as err:  # noqa: BLE001 - e.g. cuFFT half precision needs power-of-two sizes
-        row["notes"].append(f"PyTorch fp16: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+        timed("torch_eager", lambda: timing.torch_eager(half, xh))
+        timed("torch_graph", lambda: timing.torch_cuda_graph(half, xh))
+    fp32_path, fp16_path = tmp / f"{spec['name']}-b{batch}.onnx", tmp / f"{spec['name']}-b{batch}.fp16.onnx"
+
+    def session(providers):  # the static export (made by the fp32 row on CUDA) converted on first use
+        if not fp16_path.exists():
+            if not fp32_path.exists():
+                export(model, x, fp32_path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=fuse,
+                       verbose=False, fuse_mlp=getattr(args, "fuse_mlp", True))
+            convert_to_fp16(fp32_path, fp16_path)
+        return make_session(fp16_path, providers=providers, intra_op_num_threads=args.threads)
+
+    x16 = x.numpy().astype(np.float16)
+    if cuda:
+        out_shape = list(y_ref.shape)
+        timed("ort_cuda_iobinding", lambda: timing.ort_iobinding(session([("CUDAExecutionProvider", {})]), x16, out_shape))
+        timed("ort_cuda_graph", lambda: timing.ort_iobinding(
+            session([("CUDAExecutionProvider", {"enable_cuda_graph": "1"})]), x16, out_shape))
+    if batch in args.cpu_batches or not cuda:
+        timed("ort_cpu", lambda: timing.ort_host(session(["CPUExecutionProvider"]), x16))
     return row
 
 
@@ -288,7 +323,8 @@ def main(argv=None) -> int:
                         help="batches that get the ORT CPU column on a CUDA run (default 1)")
     parser.add_argument("--skip-compile", action="store_true", help="no torch.compile column")
     parser.add_argument("--compile-mode", default="default", help="torch.compile mode (default 'default')")
-    parser.add_argument("--fp16", action="store_true", help="also PyTorch fp16 rows (CUDA)")
+    parser.add_argument("--fp16", action="store_true",
+                        help="also an fp16 row per batch: PyTorch fp16 (CUDA) and the float16 export in ORT")
     parser.add_argument("--no-fuse", dest="fuse", action="store_false", help="export plain SpectralConv nodes")
     parser.add_argument("--from-json", type=Path, default=None,
                         help="only rewrite model_bench.md and .png in --out from this model_bench.json (no runs)")
@@ -359,11 +395,12 @@ def accuracy_failures(rows: list[dict]) -> list[str]:
     TFNO: README "Accuracy"). torch.compile's own error is reported in the notes but fails nothing."""
     bad = []
     for r in rows:
+        tol = FP16_ACCURACY_TOL if r.get("dtype") == "fp16" else ACCURACY_TOL
         for key, err in r["rel_l2"].items():
-            if not key.startswith("ort_") or err <= ACCURACY_TOL:
+            if not key.startswith("ort_") or err <= tol:
                 continue
             vs_cpu = r.get("rel_l2_cpu_ref", {}).get(key)
-            if vs_cpu is None or not vs_cpu <= ACCURACY_TOL:
+            if vs_cpu is None or not vs_cpu <= tol:
                 bad.append(f"{r['model']} b{r['batch']} {r['dtype']}: {key} rel-L2 {err:.2e}"
                            + ("" if vs_cpu is None else f", vs PyTorch on the CPU {vs_cpu:.2e}"))
     return bad

@@ -27,12 +27,17 @@ def _run(script, *args, tmp_path):
 def test_model_bench_cpu_quick(tmp_path):
     out = tmp_path / "mb"
     _run("model_bench.py", "--quick", "--device", "cpu", "--models", "fno3d-tiny", "tfno2d-tiny", "--batches", "1", "2",
-         "--min-time", "0.01", "--threads", "1", "--out", str(out), tmp_path=tmp_path)
+         "--min-time", "0.01", "--threads", "1", "--fp16", "--out", str(out), tmp_path=tmp_path)
     data = json.loads((out / "model_bench.json").read_text())
     assert {r["model"] for r in data["rows"]} == {"fno3d-tiny", "tfno2d-tiny"}
-    for r in data["rows"]:
+    fp32 = [r for r in data["rows"] if r["dtype"] == "fp32"]
+    fp16 = [r for r in data["rows"] if r["dtype"] == "fp16"]
+    assert len(fp32) == len(fp16) == 4
+    for r in fp32:
         assert r["ms"]["torch_eager"] > 0 and r["ms"]["ort_cpu"] > 0
         assert r["rel_l2"]["ort_cpu"] <= 1e-5 and r["fused_nodes"] == r["spectral_nodes"] == 2
+    for r in fp16:  # the float16 export (turbofno.export.fp16) in ORT CPU, against PyTorch fp32
+        assert r["ms"]["ort_cpu"] > 0 and 1e-6 < r["rel_l2"]["ort_cpu"] <= 5e-3, r
     assert data["meta"]["commit"] and data["meta"]["date"]
     assert (out / "model_bench.png").stat().st_size > 0 and "ORT CPU" in (out / "model_bench.md").read_text()
 

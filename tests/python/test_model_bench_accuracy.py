@@ -15,8 +15,8 @@ def _model_bench():
     return mod
 
 
-def _row(rel_l2, cpu_ref=None):
-    row = {"model": "m", "batch": 1, "dtype": "fp32", "rel_l2": rel_l2}
+def _row(rel_l2, cpu_ref=None, dtype="fp32"):
+    row = {"model": "m", "batch": 1, "dtype": dtype, "rel_l2": rel_l2}
     if cpu_ref is not None:
         row["rel_l2_cpu_ref"] = cpu_ref
     return row
@@ -37,3 +37,12 @@ def test_accuracy_failures_only_ours():
     assert len(bad) == 3
     assert "ort_cuda_graph rel-L2 1.00e-03, vs PyTorch on the CPU 1.00e-03" in bad[0]
     assert "ort_cpu" in bad[1] and "ort_cuda_iobinding" in bad[2]
+
+
+def test_fp16_rows_use_the_fp16_tolerance():
+    mb = _model_bench()
+    tol16 = mb.FP16_ACCURACY_TOL
+    assert mb.ACCURACY_TOL < 4e-4 < tol16  # a float16 model's usual error fails fp32's tolerance, passes fp16's
+    assert mb.accuracy_failures([_row({"ort_cuda_graph": 4e-4, "ort_cpu": 4e-4}, dtype="fp16")]) == []
+    bad = mb.accuracy_failures([_row({"ort_cuda_graph": 2 * tol16, "ort_cpu": float("nan")}, dtype="fp16")])
+    assert len(bad) == 2 and "fp16: ort_cuda_graph" in bad[0] and "ort_cpu" in bad[1]

@@ -5,7 +5,7 @@
 
 Public names: `export`, `register_converter`, `unregister_converter`, `TurboSpectralConv`,
 `LayerContext`, `ExportReport`, `ExportError`, `ConversionError`, `ValidationError`,
-`spectral_conv_reference`. They are imported lazily, so `import turbofno.export` (and the
+`spectral_conv_reference`, `convert_to_fp16` (an exported graph in float16), `Fp16ConversionError`. They are imported lazily, so `import turbofno.export` (and the
 `turbofno` CLI) does not pull in torch or onnx until one is used.
 """
 from __future__ import annotations
@@ -26,6 +26,8 @@ _LAZY = {
     "ConversionError": "turbofno.export.errors",
     "ValidationError": "turbofno.export.errors",
     "spectral_conv_reference": "turbofno.export.torch_op",
+    "convert_to_fp16": "turbofno.export.fp16",
+    "Fp16ConversionError": "turbofno.export.fp16",
 }
 
 __all__ = sorted(_LAZY)

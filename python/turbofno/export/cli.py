@@ -59,6 +59,9 @@ def add_parser(subparsers) -> None:
                            "length is >= 8192, faster there in ORT's CUDA EP; Conv below)")
     conv.add_argument("--conv-as-matmul", dest="conv_as_matmul", action="store_const", const=True,
                       help="write every pointwise Conv1d node as MatMul + Add")
+    p.add_argument("--fp16", action="store_true",
+                   help="write a float16 graph (turbofno.export.fp16: the data path and its weights in float16, float16 "
+                        "inputs and outputs); checked against the float32 export on the example (relative L2 <= 1e-2)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random example input")
     p.add_argument("--quiet", action="store_true", help="print only errors")
     p.set_defaults(func=run)
@@ -69,6 +72,7 @@ def run(args) -> int:
 
     from turbofno.export import exporter, loading
     from turbofno.export.errors import ExportError
+    from turbofno.export.fp16 import Fp16ConversionError
 
     try:
         model = loading.build_model(args.model, args.model_kwargs, args.unsafe_load)
@@ -86,7 +90,9 @@ def run(args) -> int:
             rtol=exporter.DEFAULT_RTOL if args.rtol is None else args.rtol, opset=args.opset,
             verbose=not args.quiet, allow_fft=args.allow_fft, fuse=not args.no_fuse,
             conv1x1_as_matmul=args.conv_as_matmul, fuse_mlp=not args.no_fuse_mlp)
-    except (ExportError, loading.LoadError, FileNotFoundError) as err:
+        if args.fp16 and report.ok:
+            _convert_fp16(args.out, example, validate=not args.no_validate, quiet=args.quiet)
+    except (ExportError, Fp16ConversionError, loading.LoadError, FileNotFoundError) as err:
         print(f"turbofno export: error: {err}", file=sys.stderr)
         return 1
     except Exception as err:  # noqa: BLE001 - anything else: one line, the traceback on request
@@ -96,3 +102,28 @@ def run(args) -> int:
               file=sys.stderr)
         return 1
     return 0 if report.ok else 1
+
+
+def _convert_fp16(path: str, example, *, validate: bool, quiet: bool) -> None:
+    """Rewrites the exported file at `path` as its float16 form (checked against the float32 one unless validate is
+    False); the float32 file is kept only while checking."""
+    import tempfile
+
+    from turbofno.export import fp16
+
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(suffix=".fp16.onnx", dir=directory)
+    os.close(fd)
+    try:
+        fp16.convert_to_fp16(path, tmp)
+        msg = "float16 graph written"
+        if validate:
+            inputs = [t.detach().cpu().float().numpy() for t in (example if isinstance(example, (tuple, list)) else (example,))]
+            rel = fp16.check_fp16(path, tmp, inputs)
+            msg += f" (relative L2 {rel:.2e} against the float32 graph on the example)"
+        os.replace(tmp, path)
+        if not quiet:
+            print(f"[export] {msg}: {path}")
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
