@@ -78,6 +78,15 @@ def _to_fp16_array(arr: np.ndarray, what: str) -> np.ndarray:
     return arr.astype(np.float16)
 
 
+def _rename(nodes, old: str, new: str, *, outputs: bool) -> None:
+    """Every node input (and, with outputs, node output) named `old` is renamed `new`."""
+    for n in nodes:
+        for field in (n.input, n.output) if outputs else (n.input,):
+            for i, name in enumerate(field):
+                if name == old:
+                    field[i] = new
+
+
 def convert_to_fp16(model: Union[onnx.ModelProto, str, os.PathLike], out_path: Optional[Union[str, os.PathLike]] = None,
                     *, keep_io_types: bool = False) -> onnx.ModelProto:
     """The fp16 form of an exported model (a ModelProto or a path); saved at out_path when given."""
@@ -139,33 +148,20 @@ def convert_to_fp16(model: Union[onnx.ModelProto, str, os.PathLike], out_path: O
                 a.t.CopyFrom(numpy_helper.from_array(
                     _to_fp16_array(numpy_helper.to_array(a.t), f"node '{n.name}' attribute '{a.name}'"), a.t.name))
 
-    # graph inputs / outputs on the data path
+    # graph inputs / outputs on the data path: float16, or (keep_io_types) float32 with a Cast inside
     in_casts, out_casts = [], []
     for vi in g.input:
-        if vi.name in data:
-            if keep_io_types:
-                inner = vi.name + "_fp16"
-                for n in g.node:
-                    for i, name in enumerate(n.input):
-                        if name == vi.name:
-                            n.input[i] = inner
-                in_casts.append(helper.make_node("Cast", [vi.name], [inner], to=FP16, name=vi.name + "_to_fp16"))
-            else:
-                vi.type.tensor_type.elem_type = FP16
+        if vi.name in data and keep_io_types:
+            _rename(g.node, vi.name, vi.name + "_fp16", outputs=False)
+            in_casts.append(helper.make_node("Cast", [vi.name], [vi.name + "_fp16"], to=FP16, name=vi.name + "_to_fp16"))
+        elif vi.name in data:
+            vi.type.tensor_type.elem_type = FP16
     for vi in g.output:
-        if vi.name in data:
-            if keep_io_types:
-                inner = vi.name + "_fp16"
-                for n in g.node:
-                    for i, name in enumerate(n.output):
-                        if name == vi.name:
-                            n.output[i] = inner
-                    for i, name in enumerate(n.input):
-                        if name == vi.name:
-                            n.input[i] = inner
-                out_casts.append(helper.make_node("Cast", [inner], [vi.name], to=FP32, name=vi.name + "_to_fp32"))
-            else:
-                vi.type.tensor_type.elem_type = FP16
+        if vi.name in data and keep_io_types:
+            _rename(g.node, vi.name, vi.name + "_fp16", outputs=True)
+            out_casts.append(helper.make_node("Cast", [vi.name + "_fp16"], [vi.name], to=FP32, name=vi.name + "_to_fp32"))
+        elif vi.name in data:
+            vi.type.tensor_type.elem_type = FP16
 
     nodes = list(in_casts)
     for n in g.node:
