@@ -6,7 +6,8 @@
 #   STEP=kernel  the kernel suite (run_suite.sh PARTS=kernel, quick verify, fewer sanitizer runs unless SAN_RUNS)
 #                and the TensorRT harness (incl. its GPU enqueue)
 #   STEP=ort     run_suite.sh PARTS=ort (ORT CUDA EP tests, PointwiseMLP, MLP fusion, stress)
-#   STEP=models  bench/model_bench.py (+ the kernel-level model profile)
+#   STEP=models  bench/model_bench.py (+ the kernel-level model profile; COMPILE=0 without torch.compile, FP16=1 with
+#                the fp16 rows, MODELS to choose, PROFILE=0 without the profile)
 #   STEP=pdl     the TURBOFNO_PDL_TRIGGER_AT_START experiment: model bench (MODELS, default burgers darcy)
 #                on the default build and on build-gpu-early
 #   PREBUILT=1   skip the builds (build-gpu, build-gpu-early carried in, built elsewhere)
@@ -68,6 +69,7 @@ case "${STEP:-kernel}" in
     cp "$OUT/suite/gpu_suite.log" "$OUT/ort_suite.log"; rm -rf "$OUT/suite" ;;
   models)
     extra=(); [ "${COMPILE:-1}" = 0 ] && extra+=(--skip-compile); [ -n "${MODELS:-}" ] && extra+=(--models $MODELS)
+    [ "${FP16:-0}" = 1 ] && extra+=(--fp16)  # fp16 rows: PyTorch half and our float16 export in ORT
     python3 bench/model_bench.py --device cuda --out "$OUT/model-bench" "${extra[@]}" > "$OUT/model_bench.log" 2>&1 || rc=$?
     tail -20 "$OUT/model_bench.log"
     profile_models burgers 32 darcy 32 ;;
