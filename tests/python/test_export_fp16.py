@@ -66,6 +66,12 @@ def test_bundled_model_in_fp16(name, tmp_path):
     assert kept.dtype == np.float32 and np.array_equal(kept, got.astype(np.float32))
     assert check_fp16(tmp_path / "m.onnx", tmp_path / "m16.onnx", [x2]) <= FP16_TOL
 
+    # the dynamic export stays dynamic: the float16 graph at another resolution (the grid island recomputed)
+    x3 = seeding.rng(8).standard_normal((1, x.shape[1], *[s + 16 for s in x.shape[2:]])).astype(np.float32)
+    with torch.no_grad():
+        ref3 = model(torch.from_numpy(x3)).numpy()
+    assert rel_l2(run_ort(tmp_path / "m16.onnx", x3.astype(np.float16))[0], ref3) <= FP16_TOL
+
 
 def _tiny_graph(weight: np.ndarray, input_type=TensorProto.FLOAT):
     x = helper.make_tensor_value_info("x", input_type, [2, 3])
