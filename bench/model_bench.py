@@ -90,6 +90,43 @@ def rel_l2(got, ref) -> float:
     return float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
 
 
+def time_cell(row: dict, key: str, make, y_ref, tol: float, min_time: float, y_cpu=None) -> None:
+    """One cell of `row`: make() gives (run, output); the output (when there is one) is checked against y_ref (rel-L2
+    into row["rel_l2"], a note above tol) and, with y_cpu, against PyTorch's CPU forward (row["rel_l2_cpu_ref"]); then
+    run is timed into row["ms"][key]. An exception becomes a note and the run goes on."""
+    from turbofno import timing
+
+    try:
+        fn, out = make()
+        fn()
+        if out is not None:
+            got = out()
+            err = rel_l2(got, y_ref)
+            row["rel_l2"][key] = err
+            vs_cpu = ""
+            if y_cpu is not None:
+                row["rel_l2_cpu_ref"][key] = rel_l2(got, y_cpu)
+                vs_cpu = (f" (vs PyTorch on the CPU {row['rel_l2_cpu_ref'][key]:.2e}; PyTorch CUDA vs CPU "
+                          f"{row['rel_l2']['torch_cuda_vs_cpu']:.2e})")
+            if not err <= tol:
+                row["notes"].append(f"{key}: rel-L2 vs PyTorch {err:.2e} > {tol:g}{vs_cpu}")
+        row["ms"][key] = timing.median_ms(fn, min_time=min_time)
+    except Exception as err:  # noqa: BLE001 - recorded in the table, the run goes on
+        row["notes"].append(f"{key}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+        if os.environ.get("TURBOFNO_DEBUG"):
+            traceback.print_exc()
+
+
+def static_export(model, x, path: Path, fuse: bool, args) -> None:
+    """The model exported with every axis static at x's shape (the deployment case of a fixed resolution: a
+    dynamic-spatial graph computes shapes on the CPU, which rules out ORT's CUDA graph), unless `path` exists."""
+    from turbofno.export import export
+
+    if not path.exists():
+        export(model, x, path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=fuse, verbose=False,
+               fuse_mlp=getattr(args, "fuse_mlp", True))
+
+
 def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path) -> list[dict]:
     import torch
 
@@ -129,25 +166,7 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
             row["rel_l2_cpu_ref"] = {}
 
         def timed(key, make):
-            try:
-                fn, out = make()
-                fn()
-                if out is not None:
-                    got = out()
-                    err = rel_l2(got, y_ref)
-                    row["rel_l2"][key] = err
-                    vs_cpu = ""
-                    if y_cpu is not None:
-                        row["rel_l2_cpu_ref"][key] = rel_l2(got, y_cpu)
-                        vs_cpu = (f" (vs PyTorch on the CPU {row['rel_l2_cpu_ref'][key]:.2e}; PyTorch CUDA vs CPU "
-                                  f"{row['rel_l2']['torch_cuda_vs_cpu']:.2e})")
-                    if not err <= ACCURACY_TOL:
-                        row["notes"].append(f"{key}: rel-L2 vs PyTorch {err:.2e} > {ACCURACY_TOL:g}{vs_cpu}")
-                row["ms"][key] = timing.median_ms(fn, min_time=args.min_time)
-            except Exception as err:  # noqa: BLE001 - recorded in the table, the run goes on
-                row["notes"].append(f"{key}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
-                if os.environ.get("TURBOFNO_DEBUG"):
-                    traceback.print_exc()
+            time_cell(row, key, make, y_ref, ACCURACY_TOL, args.min_time, y_cpu)
 
         if batch in args.cpu_batches or not cuda:
             timed("ort_cpu", lambda: timing.ort_host(cpu_session, x_np))
@@ -159,14 +178,10 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
                     return timing.torch_eager(fn, x_dev)
                 timed("torch_compile", compiled)
             out_shape = list(y_ref.shape)
-            # all axes static (the deployment case of a fixed resolution): a dynamic-spatial graph computes
-            # shapes on the CPU (Memcpy nodes), which costs copies and rules out ORT's CUDA graph capture
             static_path = tmp / f"{spec['name']}-b{batch}.onnx"
 
             def static_session(**options):  # exported on first use, so an export error lands in the row's notes
-                if not static_path.exists():
-                    export(model, x, static_path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=fuse,
-                           verbose=False, fuse_mlp=getattr(args, "fuse_mlp", True))
+                static_export(model, x, static_path, fuse, args)
                 return make_session(static_path, providers=[("CUDAExecutionProvider", options)])
             timed("ort_cuda_iobinding", lambda: timing.ort_iobinding(static_session(), x_np, out_shape))
             timed("ort_cuda_graph", lambda: timing.ort_iobinding(static_session(enable_cuda_graph="1"), x_np, out_shape))
@@ -187,7 +202,6 @@ def fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda: 
     """The batch's fp16 row: PyTorch in half precision (CUDA) and our export in float16 (turbofno.export.fp16) in
     ORT, every output against PyTorch fp32 (y_ref)."""
     from turbofno import timing
-    from turbofno.export import export
     from turbofno.export.fp16 import convert_to_fp16
     from turbofno.session import make_session
 
@@ -195,18 +209,7 @@ def fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda: 
            "notes": []}
 
     def timed(key, make):
-        try:
-            fn, out = make()
-            fn()
-            err = rel_l2(np.asarray(out(), np.float32), y_ref)
-            row["rel_l2"][key] = err
-            if not err <= FP16_ACCURACY_TOL:
-                row["notes"].append(f"{key}: rel-L2 vs PyTorch fp32 {err:.2e} > {FP16_ACCURACY_TOL:g}")
-            row["ms"][key] = timing.median_ms(fn, min_time=args.min_time)
-        except Exception as err:  # noqa: BLE001 - e.g. cuFFT half precision needs power-of-two sizes
-            row["notes"].append(f"{key}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
-            if os.environ.get("TURBOFNO_DEBUG"):
-                traceback.print_exc()
+        time_cell(row, key, make, y_ref, FP16_ACCURACY_TOL, args.min_time)
 
     if cuda:
         half = copy.deepcopy(dev_model).half()
@@ -217,9 +220,7 @@ def fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda: 
 
     def session(providers):  # the static export (made by the fp32 row on CUDA) converted on first use
         if not fp16_path.exists():
-            if not fp32_path.exists():
-                export(model, x, fp32_path, dynamic_batch=False, dynamic_spatial=False, validate=False, fuse=fuse,
-                       verbose=False, fuse_mlp=getattr(args, "fuse_mlp", True))
+            static_export(model, x, fp32_path, fuse, args)
             convert_to_fp16(fp32_path, fp16_path)
         return make_session(fp16_path, providers=providers, intra_op_num_threads=args.threads)
 

@@ -44,11 +44,6 @@ def _elem_types(model: onnx.ModelProto) -> dict:
             types[vi.name] = vi.type.tensor_type.elem_type
     for init in g.initializer:
         types[init.name] = init.data_type
-    for node in g.node:
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
-            for a in node.attribute:
-                if a.name == "value":
-                    types[node.output[0]] = a.t.data_type
     return types
 
 
@@ -142,9 +137,8 @@ def convert_to_fp16(model: Union[onnx.ModelProto, str, os.PathLike], out_path: O
             for a in n.attribute:
                 if a.name == "to" and a.i == FP32 and n.output[0] in data:
                     a.i = FP16
-        for a in n.attribute:  # other float32 tensor attributes of a data-path node (ConstantOfShape's value)
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == FP32 and not (
-                    n.op_type == "Constant" and n.output[0] not in data):
+        for a in n.attribute:  # float32 tensor attributes of a data-path node (a Constant has no input: never one)
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == FP32:
                 a.t.CopyFrom(numpy_helper.from_array(
                     _to_fp16_array(numpy_helper.to_array(a.t), f"node '{n.name}' attribute '{a.name}'"), a.t.name))
 
@@ -183,15 +177,12 @@ def check_fp16(fp32_path: Union[str, os.PathLike], fp16_path: Union[str, os.Path
     """Runs both files in ONNX Runtime (our op library, CPU unless providers says otherwise) on `inputs` (float32
     numpy arrays, one per graph input) and returns the fp16 outputs' relative L2 error against the fp32 ones;
     raises Fp16ConversionError above rtol."""
-    from turbofno.export.validate import make_session
+    from turbofno.export.validate import _errors, make_session
 
     s32, s16 = make_session(os.fspath(fp32_path), providers), make_session(os.fspath(fp16_path), providers)
     feed32 = {i.name: x for i, x in zip(s32.get_inputs(), inputs)}
     feed16 = {i.name: (x.astype(np.float16) if i.type == "tensor(float16)" else x) for i, x in zip(s16.get_inputs(), inputs)}
-    want, got = s32.run(None, feed32), s16.run(None, feed16)
-    num = sum(float(np.sum((g.astype(np.float64) - w) ** 2)) for g, w in zip(got, want))
-    den = sum(float(np.sum(w.astype(np.float64) ** 2)) for w in want)
-    rel = (num / den) ** 0.5 if den > 0 else float(num > 0)
+    _, rel = _errors(s16.run(None, feed16), s32.run(None, feed32))
     if not np.isfinite(rel) or rel > rtol:
         raise Fp16ConversionError(f"the float16 graph's outputs are {rel:.3g} (relative L2) from the float32 graph's "
                                   f"on the example input, above {rtol:g}: keep this model in float32")
