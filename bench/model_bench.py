@@ -12,7 +12,7 @@ dynamic-axes export through make_session(input_shapes=...) (its shape arithmetic
 
 fp32 with TF32 off on both sides (PyTorch matmul + cuDNN; ORT's CUDA EP use_tf32=0). Every ORT
 output is checked against PyTorch fp32 (relative L2, in the table) before it is timed. --fp16 adds
-an fp16 row per batch: PyTorch fp16 eager / graph where cuFFT allows (power-of-two sizes), and the
+an fp16 row per batch: PyTorch fp16 eager / graph (torch.autocast, where cuFFT allows: power-of-two sizes), and the
 static export converted by turbofno.export.fp16 (float16 data path, weights and I/O) in ORT (CUDA:
 IOBinding and CUDA graph with half buffers; CPU: ORT CPU), each checked against PyTorch fp32 with
 FP16_ACCURACY_TOL. On a machine without
@@ -90,6 +90,14 @@ def rel_l2(got, ref) -> float:
     return float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
 
 
+def add_cpu_reference(row: dict, y_ref, y_cpu) -> None:
+    """With PyTorch's CPU forward (y_cpu, on CUDA runs): how far PyTorch's CUDA forward (y_ref) is from it, and a place
+    for each ORT output's distance to it (time_cell), which accuracy_failures consults."""
+    if y_cpu is not None:
+        row["rel_l2"]["torch_cuda_vs_cpu"] = rel_l2(y_ref, y_cpu)
+        row["rel_l2_cpu_ref"] = {}
+
+
 def time_cell(row: dict, key: str, make, y_ref, tol: float, min_time: float, y_cpu=None) -> None:
     """One cell of `row`: make() gives (run, output); the output (when there is one) is checked against y_ref (rel-L2
     into row["rel_l2"], a note above tol) and, with y_cpu, against PyTorch's CPU forward (row["rel_l2_cpu_ref"]); then
@@ -162,8 +170,7 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
         if cpu_model is not None:
             with torch.inference_mode():
                 y_cpu = cpu_model(x).float().numpy()
-            row["rel_l2"]["torch_cuda_vs_cpu"] = rel_l2(y_ref, y_cpu)
-            row["rel_l2_cpu_ref"] = {}
+        add_cpu_reference(row, y_ref, y_cpu)
 
         def timed(key, make):
             time_cell(row, key, make, y_ref, ACCURACY_TOL, args.min_time, y_cpu)
@@ -193,29 +200,53 @@ def bench_model(spec, batches, args, providers_cuda: bool, fuse: bool, tmp: Path
         rows.append(row)
         print(_row_line(row), flush=True)
         if args.fp16:
-            rows.append(fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda, fuse, tmp))
+            rows.append(fp16_row(spec, model, dev_model, x, x_dev, y_ref, y_cpu, batch, shape, args, cuda, fuse, tmp))
             print(_row_line(rows[-1]), flush=True)
     return rows
 
 
-def fp16_row(spec, model, dev_model, x, x_dev, y_ref, batch, shape, args, cuda: bool, fuse: bool, tmp: Path) -> dict:
-    """The batch's fp16 row: PyTorch in half precision (CUDA) and our export in float16 (turbofno.export.fp16) in
-    ORT, every output against PyTorch fp32 (y_ref)."""
+def torch_fp16(model):
+    """PyTorch's fp16 inference of `model` (on CUDA): the fp32 model under torch.autocast(float16), the form PyTorch
+    and neuraloperator document. `model.half()` does not run neuraloperator's FNOs: float32 tensors reach a half
+    convolution ("Input type (float) and bias type (c10::Half)": the positional grid cached by the fp32 forward, and
+    the spectral conv's output, whose spectrum buffer stays complex64 unless fno_block_precision is "half"). Under
+    autocast the convolutions and matmuls run in half; the FFTs take the half activations, which cuFFT allows only for
+    power-of-two sizes (other sizes fail, a note in the row). Its weight-cast cache is off, as CUDA-graph capture
+    needs."""
+    import torch
+
+    class Fp16(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, x):
+            with torch.autocast("cuda", dtype=torch.float16, cache_enabled=False):
+                return self.model(x)
+
+    return Fp16().eval()
+
+
+def fp16_row(spec, model, dev_model, x, x_dev, y_ref, y_cpu, batch, shape, args, cuda: bool, fuse: bool,
+             tmp: Path) -> dict:
+    """The batch's fp16 row: PyTorch in fp16 (CUDA, torch_fp16: autocast) and our export in float16
+    (turbofno.export.fp16) in ORT, every output against PyTorch fp32 (y_ref) and, on CUDA, also against PyTorch fp32 on
+    the CPU (y_cpu), as in the fp32 row."""
     from turbofno import timing
     from turbofno.export.fp16 import convert_to_fp16
     from turbofno.session import make_session
 
     row = {"model": spec["name"], "batch": batch, "input": [batch, *shape], "dtype": "fp16", "ms": {}, "rel_l2": {},
            "notes": []}
+    add_cpu_reference(row, y_ref, y_cpu)
 
     def timed(key, make):
-        time_cell(row, key, make, y_ref, FP16_ACCURACY_TOL, args.min_time)
+        time_cell(row, key, make, y_ref, FP16_ACCURACY_TOL, args.min_time, y_cpu)
 
     if cuda:
-        half = copy.deepcopy(dev_model).half()
-        xh = x_dev.half()
-        timed("torch_eager", lambda: timing.torch_eager(half, xh))
-        timed("torch_graph", lambda: timing.torch_cuda_graph(half, xh))
+        half = torch_fp16(dev_model)
+        timed("torch_eager", lambda: timing.torch_eager(half, x_dev))
+        timed("torch_graph", lambda: timing.torch_cuda_graph(half, x_dev))
     fp32_path, fp16_path = tmp / f"{spec['name']}-b{batch}.onnx", tmp / f"{spec['name']}-b{batch}.fp16.onnx"
 
     def session(providers):  # the static export (made by the fp32 row on CUDA) converted on first use
@@ -325,7 +356,7 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-compile", action="store_true", help="no torch.compile column")
     parser.add_argument("--compile-mode", default="default", help="torch.compile mode (default 'default')")
     parser.add_argument("--fp16", action="store_true",
-                        help="also an fp16 row per batch: PyTorch fp16 (CUDA) and the float16 export in ORT")
+                        help="also an fp16 row per batch: PyTorch under torch.autocast(float16) (CUDA) and the float16 export in ORT")
     parser.add_argument("--no-fuse", dest="fuse", action="store_false", help="export plain SpectralConv nodes")
     parser.add_argument("--from-json", type=Path, default=None,
                         help="only rewrite model_bench.md and .png in --out from this model_bench.json (no runs)")
