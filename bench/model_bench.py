@@ -356,7 +356,8 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-compile", action="store_true", help="no torch.compile column")
     parser.add_argument("--compile-mode", default="default", help="torch.compile mode (default 'default')")
     parser.add_argument("--fp16", action="store_true",
-                        help="also an fp16 row per batch: PyTorch under torch.autocast(float16) (CUDA) and the float16 export in ORT")
+                        help="also an fp16 row per batch: PyTorch under torch.autocast(float16) (CUDA) and the "
+                             "float16 export in ORT")
     parser.add_argument("--no-fuse", dest="fuse", action="store_false", help="export plain SpectralConv nodes")
     parser.add_argument("--from-json", type=Path, default=None,
                         help="only rewrite model_bench.md and .png in --out from this model_bench.json (no runs)")
