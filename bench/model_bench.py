@@ -285,6 +285,9 @@ def write_markdown(rows, meta, path: Path) -> None:
     lines = [f"# Whole-model benchmark ({meta['date']})", "",
              f"{meta['machine']}; commit {meta['commit']}; torch {meta['torch']}, onnxruntime {meta['onnxruntime']}; "
              f"fp32 (TF32 off on both sides on CUDA); ms per batch, median after warm-up; fused layers: {meta['fused']}.", ""]
+    if any(r.get("dtype") == "fp16" for r in rows):
+        lines += ["fp16 rows: our export converted by turbofno.export.fp16 (float16 weights, inputs and outputs) and PyTorch "
+                  "under torch.autocast(float16); every output's rel-L2 is against PyTorch fp32.", ""]
     if meta.get("fuse_note"):
         lines += [f"Note: {meta['fuse_note']}", ""]
     head = "| model | batch | dtype | " + " | ".join(h for _, h in COLUMNS) + \

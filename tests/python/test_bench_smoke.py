@@ -39,7 +39,8 @@ def test_model_bench_cpu_quick(tmp_path):
     for r in fp16:  # the float16 export (turbofno.export.fp16) in ORT CPU, against PyTorch fp32
         assert r["ms"]["ort_cpu"] > 0 and 1e-6 < r["rel_l2"]["ort_cpu"] <= 5e-3, r
     assert data["meta"]["commit"] and data["meta"]["date"]
-    assert (out / "model_bench.png").stat().st_size > 0 and "ORT CPU" in (out / "model_bench.md").read_text()
+    md = (out / "model_bench.md").read_text()
+    assert (out / "model_bench.png").stat().st_size > 0 and "ORT CPU" in md and "fp16 rows: our export" in md
 
 
 def test_fused_layer_bench_cpu_quick(tmp_path):
