@@ -244,9 +244,9 @@ def fp16_row(spec, model, dev_model, x, x_dev, y_ref, y_cpu, batch, shape, args,
         time_cell(row, key, make, y_ref, FP16_ACCURACY_TOL, args.min_time, y_cpu)
 
     if cuda:
-        half = torch_fp16(dev_model)
-        timed("torch_eager", lambda: timing.torch_eager(half, x_dev))
-        timed("torch_graph", lambda: timing.torch_cuda_graph(half, x_dev))
+        fp16_model = torch_fp16(dev_model)
+        timed("torch_eager", lambda: timing.torch_eager(fp16_model, x_dev))
+        timed("torch_graph", lambda: timing.torch_cuda_graph(fp16_model, x_dev))
     fp32_path, fp16_path = tmp / f"{spec['name']}-b{batch}.onnx", tmp / f"{spec['name']}-b{batch}.fp16.onnx"
 
     def session(providers):  # the static export (made by the fp32 row on CUDA) converted on first use
