@@ -17,8 +17,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LIMIT=${CARRY_LIMIT:-$((64 * 1024 * 1024))}  # bytes one device call carries
-# the device tool counts the tree's disk usage (whole blocks), ~7 % more than its apparent size here
-TREE=$(git ls-files -z | xargs -0 du -c -B1 2> /dev/null | tail -1 | cut -f1)
+# the device tool counts the tree's disk usage (whole blocks), ~7 % more than its apparent size here; only the
+# tracked files present count (tests/gpu/device_tree.sh lean moves ~25 MB of them aside), summed over every du batch
+TREE=$(git ls-files -z | while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
+    xargs -0 -r du -c -B1 | awk '$2 == "total" {t += $1} END {print t + 0}')
 ROOM=$((LIMIT - TREE - 1024 * 1024))  # what one call can carry besides the tree (1 MiB to spare)
 mkdir -p .xfer .device .device_tests .device_trt
 
@@ -71,13 +73,15 @@ done
 for f in "$@"; do
     split_for_device "$f" "$(basename "$f")"
 done
-# parts split before the tracked tree grew may no longer fit a call: split those sets again
+# parts split for another tree size split again: too large for a call now (the tree grew), or more parts than
+# needed (a lean tree leaves more room per call)
 for first in .xfer/*.1of[0-9]*; do
     [ -e "$first" ] || continue
     name=${first%.1of*} n=${first##*.1of}
     parts=()
     for i in $(seq 1 "$n"); do parts+=("$name.${i}of$n"); done
-    if [ "$(stat -c %s "${parts[@]}" | sort -n | tail -1)" -gt "$ROOM" ]; then
+    total=$(stat -c %s "${parts[@]}" | awk '{t += $1} END {print t}')
+    if [ "$(stat -c %s "${parts[@]}" | sort -n | tail -1)" -gt "$ROOM" ] || [ "$n" -gt $(((total + ROOM - 1) / ROOM)) ]; then
         cat "${parts[@]}" > /tmp/pack_resplit && split_for_device /tmp/pack_resplit "$(basename "$name")"
         rm -f /tmp/pack_resplit
         echo "split again: $(basename "$name")"
@@ -86,6 +90,7 @@ done
 
 # the pieces, largest first, and a first-fit grouping into calls
 echo "tracked tree $((TREE / 1000000)) MB; each call carries up to $((ROOM / 1000000)) MB more"
+[ "$(bash tests/gpu/device_tree.sh status)" = whole ] && echo "(bash tests/gpu/device_tree.sh lean first: larger parts, fewer calls)"
 pieces=$(for p in .device .device_tests .device_trt .whl*/ .xfer/*of[0-9]*; do
     [ -e "$p" ] && echo "$(du -cb "$p" | tail -1 | cut -f1) ${p%/}"
 done | sort -rn)
