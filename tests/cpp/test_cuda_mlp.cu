@@ -327,12 +327,16 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
     // channel) rel-L2 against the output itself can exceed the tolerance at a correct fp32 (3xTF32) result
     const double relMag = std::sqrt(num / (denMag > 0 ? denMag : 1));
     const double maxRel = maxErr / (rms > 0 ? rms : 1);  // worst element, relative to the output's rms
+    // and relative to the terms' rms: with one or a few outputs that cancel, max/rms is rel-L2 again (e.g. seed
+    // 17964255729977909294, one point of one channel: 9.4e-5 against the output, 1.1e-7 against its terms)
+    const double rmsMag = std::sqrt(denMag / static_cast<double>(ny));
+    const double maxRelMag = maxErr / (rmsMag > 0 ? rmsMag : 1);
     // fp32: fp32 accumulation over Cin then Ch terms; half types: dominated by the output's rounding
     const double tol = dt == DataType::kFloat32 ? 1e-6 : dt == DataType::kFloat16 ? 1e-3 : 8e-3;
     const double maxTol = dt == DataType::kFloat32 ? 3e-5 : dt == DataType::kFloat16 ? 1e-2 : 6e-2;
-    const bool pass = ok && bad == 0 && (rel <= tol || relMag <= tol) && maxRel <= maxTol && same && graphSame;
-    std::printf("%s %-58s rel_l2=%.2e (vs terms %.2e, tol %.0e) max/rms=%.2e unwritten/nonfinite=%zu repeat_bitwise=%s%s\n",
-                pass ? "ok  " : "FAIL", c.name.c_str(), rel, relMag, tol, maxRel, bad, same ? "yes" : "NO",
+    const bool pass = ok && bad == 0 && (rel <= tol || relMag <= tol) && (maxRel <= maxTol || maxRelMag <= maxTol) && same && graphSame;
+    std::printf("%s %-58s rel_l2=%.2e (vs terms %.2e, tol %.0e) max/rms=%.2e (vs terms %.2e) unwritten/nonfinite=%zu repeat_bitwise=%s%s\n",
+                pass ? "ok  " : "FAIL", c.name.c_str(), rel, relMag, tol, maxRel, maxRelMag, bad, same ? "yes" : "NO",
                 graphToo ? (graphSame ? " graph=same" : " graph=DIFFERS") : "");
     if (!pass) ++failures;
 }
