@@ -334,7 +334,8 @@ void runCase(const Case& c0, std::mt19937_64& rng, bool graphToo = false) {
     // fp32: fp32 accumulation over Cin then Ch terms; half types: dominated by the output's rounding
     const double tol = dt == DataType::kFloat32 ? 1e-6 : dt == DataType::kFloat16 ? 1e-3 : 8e-3;
     const double maxTol = dt == DataType::kFloat32 ? 3e-5 : dt == DataType::kFloat16 ? 1e-2 : 6e-2;
-    const bool pass = ok && bad == 0 && (rel <= tol || relMag <= tol) && (maxRel <= maxTol || maxRelMag <= maxTol) && same && graphSame;
+    const bool pass = ok && bad == 0 && (rel <= tol || relMag <= tol) && (maxRel <= maxTol || maxRelMag <= maxTol) &&
+                      same && graphSame;
     std::printf("%s %-58s rel_l2=%.2e (vs terms %.2e, tol %.0e) max/rms=%.2e (vs terms %.2e) unwritten/nonfinite=%zu repeat_bitwise=%s%s\n",
                 pass ? "ok  " : "FAIL", c.name.c_str(), rel, relMag, tol, maxRel, maxRelMag, bad, same ? "yes" : "NO",
                 graphToo ? (graphSame ? " graph=same" : " graph=DIFFERS") : "");
